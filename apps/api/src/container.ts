@@ -1,0 +1,60 @@
+import type Redis from 'ioredis';
+import type { Logger } from 'pino';
+import type { ApiConfig } from '@herald/config';
+import { createDb, type Db } from '@herald/db';
+import { ProjectGate } from './http/access';
+import { Authenticator } from './http/caller';
+import { createLimiterFactory, type LimiterFactory } from './http/rate-limit';
+import { createLogger } from './logger';
+import { createMailer, type Mailer } from './mail/mailer';
+import { AuthService } from './modules/auth/auth.service';
+import { createRedis } from './redis';
+
+/** Everything the API's routes depend on, built from config (no DI framework). */
+export interface ApiContainer {
+  config: ApiConfig;
+  logger: Logger;
+  db: Db;
+  redis: Redis;
+  mailer: Mailer;
+  authenticator: Authenticator;
+  gate: ProjectGate;
+  limiter: LimiterFactory;
+  auth: AuthService;
+  close(): Promise<void>;
+}
+
+export interface ContainerOverrides {
+  logger?: Logger;
+  mailer?: Mailer;
+}
+
+export function createContainer(config: ApiConfig, overrides: ContainerOverrides = {}): ApiContainer {
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const db = createDb(config.databaseUrl);
+  const redis = createRedis(config.redisUrl, 'herald-api');
+  redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection error'));
+  const mailer = overrides.mailer ?? createMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger });
+  const auth = new AuthService(
+    db,
+    mailer,
+    { jwtSecret: config.jwt.secret, accessTtl: config.jwt.accessTtl, refreshTtl: config.jwt.refreshTtl, bcryptRounds: config.bcryptRounds, appUrl: config.appUrl },
+    logger,
+  );
+  return {
+    config,
+    logger,
+    db,
+    redis,
+    mailer,
+    authenticator: new Authenticator(db, config.jwt.secret),
+    gate: new ProjectGate(db),
+    limiter: createLimiterFactory(redis, config.queuePrefix),
+    auth,
+    async close() {
+      mailer.close();
+      redis.disconnect();
+      await db.$disconnect();
+    },
+  };
+}

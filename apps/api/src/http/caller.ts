@@ -1,0 +1,93 @@
+import type { Request } from 'express';
+import jwt from 'jsonwebtoken';
+import { AppError, hashSecret } from '@herald/core';
+import type { Db, Role } from '@herald/db';
+
+export type Caller =
+  | { type: 'user'; userId: string; email: string; role: Role }
+  | { type: 'apiKey'; keyId: string; projectId: string };
+
+export type AuthMode = 'none' | 'jwt' | 'key' | 'keyOrJwt' | 'optionalJwt';
+
+export const AUTH_MESSAGES = {
+  missing: 'Missing or invalid authorization header',
+  invalidToken: 'Invalid token',
+  expired: 'Token has expired',
+  invalidKey: 'Invalid API key',
+  disabledKey: 'API key is disabled',
+} as const;
+
+interface AccessClaims {
+  sub: string;
+  typ: 'access';
+}
+
+export function signAccessToken(secret: string, userId: string, ttlSeconds: number): string {
+  return jwt.sign({ typ: 'access' }, secret, { algorithm: 'HS256', subject: userId, expiresIn: ttlSeconds });
+}
+
+/** How often at most one instance writes an API key's lastUsedAt (the field is accurate to this). */
+const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+
+/**
+ * Resolves who is calling from the request's credentials. API keys are looked up by SHA-256 on every
+ * request, with no cache, so that disabling or deleting a key is seen by every instance at once.
+ */
+export class Authenticator {
+  private readonly lastUsedWritten = new Map<string, number>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly jwtSecret: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async resolve(req: Request, mode: AuthMode): Promise<Caller | undefined> {
+    if (mode === 'none') return undefined;
+    const apiKey = req.headers['x-api-key'];
+    if ((mode === 'key' || mode === 'keyOrJwt') && apiKey !== undefined) {
+      return this.fromApiKey(Array.isArray(apiKey) ? apiKey[0] : apiKey);
+    }
+    if (mode === 'key') throw AppError.unauthorized(AUTH_MESSAGES.invalidKey);
+    if (mode === 'optionalJwt' && !req.headers.authorization) return undefined;
+    return this.fromBearer(req.headers.authorization);
+  }
+
+  private async fromBearer(header: string | undefined): Promise<Caller> {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+    if (!match) throw AppError.unauthorized(AUTH_MESSAGES.missing);
+    let claims: AccessClaims;
+    try {
+      claims = jwt.verify(match[1], this.jwtSecret, { algorithms: ['HS256'] }) as AccessClaims;
+    } catch (err) {
+      if (err instanceof jwt.TokenExpiredError) throw AppError.unauthorized(AUTH_MESSAGES.expired);
+      throw AppError.unauthorized(AUTH_MESSAGES.invalidToken);
+    }
+    if (claims.typ !== 'access' || typeof claims.sub !== 'string') throw AppError.unauthorized(AUTH_MESSAGES.invalidToken);
+    const user = await this.db.user.findUnique({ where: { id: claims.sub }, select: { id: true, email: true, role: true } });
+    if (!user) throw AppError.unauthorized(AUTH_MESSAGES.invalidToken);
+    return { type: 'user', userId: user.id, email: user.email, role: user.role };
+  }
+
+  private async fromApiKey(raw: string | undefined): Promise<Caller> {
+    if (!raw) throw AppError.unauthorized(AUTH_MESSAGES.invalidKey);
+    const key = await this.db.apiKey.findUnique({
+      where: { keyHash: hashSecret(raw.trim()) },
+      select: { id: true, projectId: true, enabled: true },
+    });
+    if (!key) throw AppError.unauthorized(AUTH_MESSAGES.invalidKey);
+    if (!key.enabled) throw AppError.unauthorized(AUTH_MESSAGES.disabledKey);
+    this.touch(key.id);
+    return { type: 'apiKey', keyId: key.id, projectId: key.projectId };
+  }
+
+  /** Records lastUsedAt at most once a minute per key and instance, off the request path. */
+  private touch(keyId: string) {
+    const now = this.now();
+    const last = this.lastUsedWritten.get(keyId) ?? 0;
+    if (now - last < LAST_USED_WRITE_INTERVAL_MS) return;
+    this.lastUsedWritten.set(keyId, now);
+    if (this.lastUsedWritten.size > 10_000) this.lastUsedWritten.clear();
+    this.db.apiKey.updateMany({ where: { id: keyId }, data: { lastUsedAt: new Date(now) } }).catch(() => undefined);
+  }
+}

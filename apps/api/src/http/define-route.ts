@@ -1,0 +1,174 @@
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import { z } from 'zod';
+import { AppError, type ErrorDetail } from '@herald/core';
+import type { AccessDenial, ProjectAccess, ProjectGate, ProjectNeed } from './access';
+import type { AuthMode, Authenticator, Caller } from './caller';
+
+type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type AnySchema = z.ZodType;
+type UserCaller = Extract<Caller, { type: 'user' }>;
+
+type CallerFor<A extends AuthMode> = A extends 'none'
+  ? undefined
+  : A extends 'jwt'
+    ? UserCaller
+    : A extends 'optionalJwt'
+      ? UserCaller | undefined
+      : A extends 'key'
+        ? Extract<Caller, { type: 'apiKey' }>
+        : Caller;
+
+type Parsed<S> = S extends AnySchema ? z.infer<S> : undefined;
+
+export interface ProjectSpec {
+  /** Where a JWT caller names the project (`projectId` there); an API key always acts on its own. */
+  from: 'query' | 'body' | 'params';
+  need?: ProjectNeed;
+  denial?: AccessDenial;
+}
+
+export interface RouteSpec<A extends AuthMode, P, Q, B, PS extends ProjectSpec | undefined> {
+  method: HttpMethod;
+  path: string;
+  summary: string;
+  tags?: string[];
+  auth: A;
+  params?: P;
+  query?: Q;
+  body?: B;
+  project?: PS;
+  /** Status of a successful answer (default 200). A handler may override it with `reply()`. */
+  status?: number;
+  /** Middleware run after authentication and before validation, e.g. a rate limiter or multer. */
+  before?: RequestHandler[];
+  /** Response schema, for the API document. */
+  response?: AnySchema;
+}
+
+export interface RouteContext<A extends AuthMode, P, Q, B, PS extends ProjectSpec | undefined> {
+  params: Parsed<P>;
+  query: Parsed<Q>;
+  body: Parsed<B>;
+  caller: CallerFor<A>;
+  project: PS extends ProjectSpec ? ProjectAccess : undefined;
+  /** Checks the caller's access to a project found through a resource (e.g. a template's project). */
+  access(projectId: string, need?: ProjectNeed, denial?: AccessDenial): Promise<ProjectAccess>;
+  req: Request;
+  res: Response;
+}
+
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+export const reply = (status: number, body: unknown, headers?: Record<string, string>) => new Reply(status, body, headers);
+
+export interface RouteDefinition {
+  spec: RouteSpec<AuthMode, AnySchema | undefined, AnySchema | undefined, AnySchema | undefined, ProjectSpec | undefined>;
+  handler: (ctx: RouteContext<AuthMode, AnySchema | undefined, AnySchema | undefined, AnySchema | undefined, ProjectSpec | undefined>) => Promise<unknown> | unknown;
+}
+
+/**
+ * The one route builder: every input is parsed with zod and the caller and project are resolved
+ * before the handler runs. Handlers get typed input and never read `req.body` raw.
+ */
+export function defineRoute<A extends AuthMode, P extends AnySchema | undefined = undefined, Q extends AnySchema | undefined = undefined, B extends AnySchema | undefined = undefined, PS extends ProjectSpec | undefined = undefined>(
+  spec: RouteSpec<A, P, Q, B, PS>,
+  handler: (ctx: RouteContext<A, P, Q, B, PS>) => Promise<unknown> | unknown,
+): RouteDefinition {
+  return { spec, handler } as unknown as RouteDefinition;
+}
+
+export function zodDetails(error: z.ZodError): ErrorDetail[] {
+  return error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+}
+
+export function validationError(error: z.ZodError, where: string): AppError {
+  const details = zodDetails(error);
+  const first = details[0];
+  const message = first ? `Invalid ${where}: ${first.path ? `${first.path}: ` : ''}${first.message}` : `Invalid ${where}`;
+  return AppError.badRequest(message, details);
+}
+
+function parse(schema: AnySchema | undefined, value: unknown, where: string) {
+  if (!schema) return undefined;
+  const result = schema.safeParse(value);
+  if (!result.success) throw validationError(result.error, where);
+  return result.data;
+}
+
+const hasBody = (req: Request) => Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+
+function readJsonBody(req: Request): unknown {
+  if (req.body !== undefined && req.is('application/json')) return req.body;
+  if (hasBody(req) && !req.is('application/json') && !req.is('multipart/form-data')) {
+    throw new AppError(415, 'Content-Type must be application/json');
+  }
+  return req.body ?? {};
+}
+
+export interface RouteRuntime {
+  authenticator: Authenticator;
+  gate: ProjectGate;
+}
+
+const runBefore = (handlers: RequestHandler[], req: Request, res: Response) =>
+  handlers.reduce<Promise<void>>(
+    (chain, h) =>
+      chain.then(
+        () =>
+          new Promise<void>((resolve, reject) => {
+            const next: NextFunction = (err?: unknown) => (err ? reject(err) : resolve());
+            Promise.resolve(h(req, res, next)).catch(reject);
+          }),
+      ),
+    Promise.resolve(),
+  );
+
+export function mountRoutes(router: Router, routes: RouteDefinition[], runtime: RouteRuntime) {
+  for (const { spec, handler } of routes) {
+    router[spec.method](spec.path, async (req: Request, res: Response) => {
+      const caller = await runtime.authenticator.resolve(req, spec.auth);
+      res.locals.caller = caller;
+      if (spec.before?.length) {
+        await runBefore(spec.before, req, res);
+        if (res.headersSent) return;
+      }
+      const params = parse(spec.params, req.params, 'path parameter');
+      const query = parse(spec.query, req.query, 'query');
+      const body = spec.body ? parse(spec.body, readJsonBody(req), 'request body') : undefined;
+      const access = (projectId: string, need?: ProjectNeed, denial?: AccessDenial) => {
+        if (!caller) throw AppError.unauthorized('Authentication required');
+        return runtime.gate.check(caller, projectId, need, denial);
+      };
+      let project: ProjectAccess | undefined;
+      if (spec.project && caller) {
+        const source = { query, body, params }[spec.project.from] as { projectId?: string } | undefined;
+        const named = source?.projectId;
+        if (caller.type === 'apiKey') {
+          project = await access(named ?? caller.projectId, spec.project.need, spec.project.denial);
+        } else {
+          if (!named) {
+            const where = spec.project.from === 'query' ? 'query parameter' : spec.project.from === 'body' ? 'body field' : 'path parameter';
+            throw AppError.badRequest(`projectId ${where} is required`, [{ path: 'projectId', message: 'Required' }]);
+          }
+          project = await access(named, spec.project.need, spec.project.denial);
+        }
+      }
+      const result = await handler({ params, query, body, caller, project, access, req, res } as never);
+      if (res.headersSent) return;
+      if (result instanceof Reply) {
+        res.set(result.headers);
+        if (result.body === undefined) return void res.status(result.status).end();
+        return void res.status(result.status).json(result.body);
+      }
+      res.status(spec.status ?? 200).json(result ?? { message: 'OK' });
+    });
+  }
+}
+
+/** Shared zod pieces for routes. */
+export const uuid = (label = 'id') => z.uuid({ error: `${label} must be a valid UUID` });

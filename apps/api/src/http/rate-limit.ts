@@ -1,0 +1,58 @@
+import type { Request, RequestHandler } from 'express';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import { RedisStore, type RedisReply } from 'rate-limit-redis';
+import type Redis from 'ioredis';
+import { AppError } from '@herald/core';
+import type { Caller } from './caller';
+
+export interface LimiterOptions {
+  /** Distinguishes this limiter's counters in Redis. */
+  name: string;
+  /** Requests allowed per minute. */
+  limit: number;
+  /** The bucket a request counts against. */
+  key: (req: Request) => string;
+}
+
+/**
+ * Fixed-window limits shared by every API instance through Redis (CONTRACT §10). A 429 leaves through
+ * the error middleware with the contract's body, `Retry-After` and the IETF `RateLimit` headers.
+ */
+export function createLimiterFactory(redis: Redis, prefix: string) {
+  return ({ name, limit, key }: LimiterOptions): RequestHandler =>
+    rateLimit({
+      windowMs: 60_000,
+      limit,
+      standardHeaders: 'draft-8',
+      legacyHeaders: false,
+      identifier: name,
+      keyGenerator: key,
+      store: new RedisStore({
+        prefix: `${prefix}:rl:${name}:`,
+        sendCommand: (...args: string[]) => redis.call(args[0], ...args.slice(1)) as Promise<RedisReply>,
+      }),
+      handler: (_req, res, next) => {
+        next(new AppError(429, 'Too many requests, please try again later', undefined, { 'Retry-After': String(res.getHeader('Retry-After') ?? 60) }));
+      },
+      // A Redis outage must not open the gates silently: the error becomes a 503.
+      passOnStoreError: false,
+      validate: { trustProxy: false, xForwardedForHeader: false },
+    });
+}
+
+export type LimiterFactory = ReturnType<typeof createLimiterFactory>;
+
+export const clientIp = (req: Request) => ipKeyGenerator(req.ip ?? 'unknown');
+
+/** Per credential: the API key, or the user behind the JWT. */
+export const perCredential = (req: Request) => {
+  const caller = req.res?.locals.caller as Caller | undefined;
+  if (!caller) return `ip:${clientIp(req)}`;
+  return caller.type === 'apiKey' ? `key:${caller.keyId}` : `user:${caller.userId}`;
+};
+
+/** Per client IP and the e-mail address in the body (sign-in and reset: brute force against one account). */
+export const perIpAndEmail = (req: Request) => {
+  const email = typeof req.body?.email === 'string' ? req.body.email.trim().toLowerCase() : '';
+  return `${clientIp(req)}:${email}`;
+};

@@ -1,0 +1,43 @@
+import { ConfigError, loadApiConfig } from '@herald/config';
+import { createApp } from './app';
+import { createContainer } from './container';
+import { waitForRedis } from './redis';
+
+async function main() {
+  let config;
+  try {
+    config = loadApiConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const c = createContainer(config);
+  for (const warning of config.warnings) c.logger.warn(warning);
+  if (!config.mail.smtpUrl) c.logger.warn('SMTP_URL is not set: e-mails are written to this log');
+  // Rate limiters and queues need Redis; start anyway if it is down (requests get 503 until it returns).
+  if (!(await waitForRedis(c.redis, 5000))) c.logger.error('Redis is not reachable yet; requests needing it answer 503');
+
+  const server = createApp(c).listen(config.port, () => c.logger.info({ port: config.port }, 'Herald API listening'));
+  server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    c.logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => process.exit(1), 25_000).unref();
+    server.close(async () => {
+      await c.close().catch(() => undefined);
+      clearTimeout(force);
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+void main();

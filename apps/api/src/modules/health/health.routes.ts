@@ -1,0 +1,31 @@
+import type { Router } from 'express';
+import { errorBody } from '@herald/core';
+import type { ApiContainer } from '../../container';
+
+const withTimeout = <T>(p: Promise<T>, ms: number) =>
+  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
+
+async function probe(check: () => Promise<unknown>): Promise<'up' | 'down'> {
+  try {
+    await withTimeout(check(), 2000);
+    return 'up';
+  } catch {
+    return 'down';
+  }
+}
+
+/** Liveness and readiness, outside the route builder: no auth, no validation, never rate limited. */
+export function mountHealth(router: Router, c: Pick<ApiContainer, 'db' | 'redis'>) {
+  router.get('/health', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  router.get('/ready', async (_req, res) => {
+    const [postgres, redis] = await Promise.all([probe(() => c.db.$queryRaw`SELECT 1`), probe(() => c.redis.ping())]);
+    const checks = { postgres, redis };
+    const down = Object.entries(checks)
+      .filter(([, s]) => s === 'down')
+      .map(([name]) => name);
+    if (down.length === 0) return void res.json({ status: 'ok', checks });
+    res.status(503).json({ ...errorBody(503, `Not ready: ${down.join(' and ')} unreachable`), checks });
+  });
+}

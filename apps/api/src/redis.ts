@@ -1,0 +1,32 @@
+import Redis from 'ioredis';
+
+/**
+ * A Redis connection for request paths: commands fail at once while Redis is unreachable (no
+ * offline queue) and never wait more than 3 s, so the API answers 503 instead of hanging.
+ */
+export function createRedis(url: string, name: string): Redis {
+  return new Redis(url, {
+    connectionName: name,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 3000,
+    commandTimeout: 3000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+  });
+}
+
+/** Resolves when the connection is ready or after `timeoutMs`, whichever is first. */
+export function waitForRedis(redis: Redis, timeoutMs: number): Promise<boolean> {
+  if (redis.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      redis.off('ready', onReady);
+      resolve(false);
+    }, timeoutMs);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    redis.once('ready', onReady);
+  });
+}

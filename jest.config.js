@@ -1,0 +1,14 @@
+/** Tests run against real Postgres and Redis; see test/global-setup.ts. */
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
+  moduleNameMapper: { '^@herald/([a-z-]+)$': '<rootDir>/packages/$1/src' },
+  modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,97 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Client } from 'pg';
+
+/**
+ * Applies prisma/migrations/<name>/migration.sql in order, each in its own transaction, under an
+ * advisory lock so that several containers may run it at once.
+ *
+ * Why not `prisma migrate deploy`: the Prisma 7 CLI downloads a native schema engine from
+ * binaries.prisma.sh, which air-gapped machines (and our CI) cannot reach. This runner keeps Prisma
+ * Migrate's directory layout and its `_prisma_migrations` bookkeeping (same table, SHA-256 checksums),
+ * so `prisma migrate deploy` can take over on a machine that has the engine.
+ */
+
+const LOCK_ID = 72_707_369; // arbitrary, constant: "herald migrations"
+
+export interface MigrateResult {
+  applied: string[];
+  alreadyApplied: number;
+}
+
+export const defaultMigrationsDir = () => path.resolve(__dirname, '../../../prisma/migrations');
+
+/** Creates the database named in `databaseUrl` if it does not exist (connecting to `postgres`). */
+export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (!name) return false;
+  url.pathname = '/postgres';
+  const admin = new Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (rowCount) return false;
+    await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+    return true;
+  } catch (err) {
+    if ((err as { code?: string }).code === '42P04') return false; // created concurrently
+    throw err;
+  } finally {
+    await admin.end();
+  }
+}
+
+export async function migrate(databaseUrl: string, dir = defaultMigrationsDir()): Promise<MigrateResult> {
+  const names = (await readdir(dir, { withFileTypes: true }))
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [LOCK_ID]);
+    await client.query(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+      "id" VARCHAR(36) PRIMARY KEY NOT NULL,
+      "checksum" VARCHAR(64) NOT NULL,
+      "finished_at" TIMESTAMPTZ,
+      "migration_name" VARCHAR(255) NOT NULL,
+      "logs" TEXT,
+      "rolled_back_at" TIMESTAMPTZ,
+      "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+      "applied_steps_count" INTEGER NOT NULL DEFAULT 0
+    )`);
+    const { rows } = await client.query<{ migration_name: string; checksum: string }>(
+      'SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+    );
+    const done = new Map(rows.map((r) => [r.migration_name, r.checksum]));
+    const applied: string[] = [];
+    for (const name of names) {
+      const sql = await readFile(path.join(dir, name, 'migration.sql'), 'utf8');
+      const checksum = createHash('sha256').update(sql).digest('hex');
+      const previous = done.get(name);
+      if (previous !== undefined) {
+        if (previous !== checksum) throw new Error(`Migration ${name} was modified after it was applied`);
+        continue;
+      }
+      await client.query('BEGIN');
+      try {
+        await client.query(sql);
+        await client.query(
+          `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, finished_at, applied_steps_count) VALUES ($1, $2, $3, now(), 1)`,
+          [randomUUID(), checksum, name],
+        );
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK');
+        throw new Error(`Migration ${name} failed: ${(err as Error).message}`);
+      }
+      applied.push(name);
+    }
+    return { applied, alreadyApplied: done.size };
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [LOCK_ID]).catch(() => undefined);
+    await client.end();
+  }
+}

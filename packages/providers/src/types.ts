@@ -1,0 +1,50 @@
+/** One rendered push for one device token. Every `data` value is already a string (FCM requires it). */
+export interface PushMessage {
+  token: string;
+  title: string;
+  body: string;
+  imageUrl?: string;
+  data?: Record<string, string>;
+  platform?: 'android' | 'ios' | 'web';
+}
+
+/**
+ * The outcome of one message, as the provider reported it. No retries happen inside a provider:
+ * the delivery module decides what to do with each status (prune, fail over, retry later).
+ */
+export type TokenResult =
+  | { status: 'sent'; providerMessageId: string }
+  /** The token is dead (FCM UNREGISTERED, or INVALID_ARGUMENT about the token): prune the device. */
+  | { status: 'invalid_token'; error: string }
+  /** The token belongs to another sender (Firebase project): try the next provider. */
+  | { status: 'sender_mismatch'; error: string }
+  /** Transient (429, 500, 503, timeouts, connection loss): retry later, not before `retryAfterMs`. */
+  | { status: 'retryable'; error: string; retryAfterMs?: number }
+  /** The provider rejected Herald's credentials: fail over to the next provider. */
+  | { status: 'auth_failed'; error: string }
+  /** Anything else: a permanent failure of this message. */
+  | { status: 'failed'; error: string };
+
+export type TokenStatus = TokenResult['status'];
+
+export interface CredentialCheck {
+  ok: boolean;
+  error?: string;
+}
+
+/** A configured provider instance (one set of credentials). */
+export interface PushProvider {
+  /** Sends each message; the result array is index-aligned with `messages`. Never throws for per-message failures. */
+  send(messages: readonly PushMessage[]): Promise<TokenResult[]>;
+  /** Proves the credentials work (for FCM: obtains an access token) without sending anything. */
+  verifyCredentials(): Promise<CredentialCheck>;
+  /** Releases connections. */
+  close(): Promise<void>;
+}
+
+/** FCM service-account credentials as stored by Herald (decrypted). */
+export interface FcmCredentials {
+  projectId: string;
+  clientEmail: string;
+  privateKey: string;
+}

@@ -1,0 +1,8 @@
+import { defineConfig } from 'prisma/config';
+
+// Used by `prisma generate` only; migrations are applied by `pnpm db:migrate` (packages/db/src/migrate.ts).
+export default defineConfig({
+  schema: 'prisma/schema.prisma',
+  migrations: { path: 'prisma/migrations' },
+  datasource: { url: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/herald' },
+});

@@ -1,0 +1,20 @@
+import { randomBytes } from 'node:crypto';
+import { ensureDatabase, migrate } from '../packages/db/src/migrate';
+
+/**
+ * Every test run gets its own database and its own Redis key prefix, so runs (and developers on one
+ * machine) never see each other's data. DATABASE_URL/REDIS_URL name the servers; the database in
+ * DATABASE_URL is replaced by a fresh one and dropped at the end (test/global-teardown.ts).
+ */
+export default async function globalSetup() {
+  const base = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
+  const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  base.pathname = `/herald_test_${runId}`;
+  const databaseUrl = base.toString();
+  await ensureDatabase(databaseUrl);
+  await migrate(databaseUrl);
+  process.env.DATABASE_URL = databaseUrl;
+  process.env.REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  process.env.QUEUE_PREFIX = `herald-test-${runId}`;
+  process.env.HERALD_TEST_RUN_ID = runId;
+}

@@ -1,0 +1,50 @@
+import { startApi, type Harness } from './harness';
+import { tenant, type Tenant } from './fixtures';
+import type { IsolationTable } from './isolation/types';
+
+// Each module's routes. Add yours here.
+const tables: Record<string, IsolationTable> = {};
+
+let h: Harness;
+let victim: Tenant;
+let stranger: Tenant;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  h = await startApi();
+  victim = await tenant(h);
+  stranger = await tenant(h);
+  ids.projectId = victim.project.id;
+  ids.ownerId = victim.owner.id;
+  ids.strangerProjectId = stranger.project.id;
+  for (const table of Object.values(tables)) Object.assign(ids, await table.setup(h, victim));
+});
+afterAll(() => h.close());
+
+const cases = Object.entries(tables).flatMap(([module, t]) => t.cases.map((c) => [`${module}: ${c.method} ${c.name}`, c] as const));
+
+it('has routes to check', () => {
+  expect(cases.length).toBeGreaterThanOrEqual(Object.keys(tables).length);
+});
+
+describe.each(cases)('%s', (_label, c) => {
+  const call = (auth: { token?: string; apiKey?: string }) =>
+    h.request(c.method, c.path(ids), {
+      ...auth,
+      query: c.query?.(ids),
+      ...(c.form ? { raw: c.form(ids) } : c.body ? { body: c.body(ids) } : {}),
+    });
+
+  it('a stranger with a JWT gets 404 or 403 and none of the victim data', async () => {
+    const res = await call({ token: stranger.owner.accessToken });
+    expect([403, 404]).toContain(res.status);
+    expect(res.body).toMatchObject({ statusCode: res.status, error: expect.any(String) });
+    expect(res.text).not.toContain(victim.project.name);
+  });
+
+  it("another project's API key never acts on the victim's project", async () => {
+    const res = await call({ apiKey: stranger.apiKey.key });
+    expect(c.acceptsKey ? [403, 404] : [401, 403, 404]).toContain(res.status);
+    expect(res.text).not.toContain(victim.project.name);
+  });
+});
