@@ -22,7 +22,7 @@ export function waitForRedis(redis: Redis, timeoutMs: number): Promise<boolean> 
     const timer = setTimeout(() => {
       redis.off('ready', onReady);
       resolve(false);
-    }, timeoutMs);
+    }, timeoutMs).unref();
     const onReady = () => {
       clearTimeout(timer);
       resolve(true);

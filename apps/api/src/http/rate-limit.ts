@@ -1,9 +1,31 @@
 import type { Request, RequestHandler } from 'express';
-import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import { ipKeyGenerator, rateLimit, type Options as RateLimitOptions } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type Redis from 'ioredis';
 import { AppError } from '@herald/core';
 import type { Caller } from './caller';
+
+/**
+ * rate-limit-redis loads its Lua scripts once, at start. If Redis is down then, the stored promise
+ * stays rejected and every later request fails even after Redis is back. This store loads the
+ * script again whenever the previous load failed, so the API recovers by itself.
+ */
+class RecoveringRedisStore extends RedisStore {
+  override async init(options: RateLimitOptions) {
+    this.windowMs = options.windowMs;
+    this.incrementScriptSha = this.loadIncrementScript();
+    this.getScriptSha = this.loadGetScript();
+    // Failures surface (and are retried) on the first request instead.
+    this.incrementScriptSha.catch(() => undefined);
+    this.getScriptSha.catch(() => undefined);
+  }
+
+  override async increment(key: string) {
+    const loaded = this.incrementScriptSha;
+    this.incrementScriptSha = loaded.catch(() => this.loadIncrementScript());
+    return super.increment(key);
+  }
+}
 
 export interface LimiterOptions {
   /** Distinguishes this limiter's counters in Redis. */
@@ -27,7 +49,7 @@ export function createLimiterFactory(redis: Redis, prefix: string) {
       legacyHeaders: false,
       identifier: name,
       keyGenerator: key,
-      store: new RedisStore({
+      store: new RecoveringRedisStore({
         prefix: `${prefix}:rl:${name}:`,
         sendCommand: (...args: string[]) => redis.call(args[0], ...args.slice(1)) as Promise<RedisReply>,
       }),

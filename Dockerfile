@@ -1,0 +1,23 @@
+# One image for the API, the worker and the migration step; the command picks the role.
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+RUN npm i -g pnpm@10.34.8
+COPY pnpm-lock.yaml pnpm-workspace.yaml package.json ./
+COPY apps/api/package.json apps/api/
+COPY apps/worker/package.json apps/worker/
+COPY packages/config/package.json packages/config/
+COPY packages/core/package.json packages/core/
+COPY packages/db/package.json packages/db/
+COPY packages/providers/package.json packages/providers/
+COPY packages/fcm-emulator/package.json packages/fcm-emulator/
+RUN pnpm install --frozen-lockfile
+COPY . .
+RUN pnpm build && pnpm prune --prod --ignore-scripts
+
+FROM node:22-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app /app
+USER node
+EXPOSE 3000
+CMD ["node", "apps/api/dist/main.js"]
