@@ -22,4 +22,6 @@ export interface IsolationTable {
   /** Creates this module's resources in the victim's project and returns their ids. */
   setup(h: Harness, victim: Tenant): Promise<Record<string, string>>;
   cases: IsolationCase[];
+  /** Runs after every case: asserts that the victim's data is as `setup` left it. */
+  verify?(h: Harness, ids: Record<string, string>): Promise<void>;
 }

@@ -1,0 +1,69 @@
+import type { ApiContainer } from '../../container';
+import { defineRoute, type RouteDefinition } from '../../http/define-route';
+import { ApiKeysService } from './api-keys.service';
+import { apiKeyResponse, createdKeyResponse, createKeyBody, keyParams, messageResponse, projectParams, updateKeyBody } from './api-keys.schema';
+
+/** CONTRACT §4. Every key operation, listing included, is for project_admin members (§3 lists no read of keys for other members). */
+export function apiKeyRoutes(c: ApiContainer): RouteDefinition[] {
+  const keys = new ApiKeysService(c.db);
+  const tags = ['API keys'];
+  const admin = { from: 'params', need: 'project_admin' } as const;
+
+  return [
+    defineRoute(
+      {
+        method: 'post',
+        path: '/projects/:projectId/api-keys',
+        summary: 'Create an API key (the key is shown only here)',
+        tags,
+        auth: 'jwt',
+        params: projectParams,
+        body: createKeyBody,
+        project: admin,
+        status: 201,
+        response: createdKeyResponse,
+      },
+      ({ project, body }) => keys.create(project.id, body.name),
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/projects/:projectId/api-keys',
+        summary: "The project's API keys, without their secrets",
+        tags,
+        auth: 'jwt',
+        params: projectParams,
+        project: admin,
+        response: apiKeyResponse.array(),
+      },
+      ({ project }) => keys.list(project.id),
+    ),
+    defineRoute(
+      {
+        method: 'patch',
+        path: '/projects/:projectId/api-keys/:keyId',
+        summary: 'Rename, disable or enable an API key',
+        tags,
+        auth: 'jwt',
+        params: keyParams,
+        body: updateKeyBody,
+        project: admin,
+        response: apiKeyResponse,
+      },
+      ({ project, params, body }) => keys.update(project.id, params.keyId, body),
+    ),
+    defineRoute(
+      {
+        method: 'delete',
+        path: '/projects/:projectId/api-keys/:keyId',
+        summary: 'Delete an API key',
+        tags,
+        auth: 'jwt',
+        params: keyParams,
+        project: admin,
+        response: messageResponse,
+      },
+      ({ project, params }) => keys.remove(project.id, params.keyId),
+    ),
+  ];
+}

@@ -1,0 +1,51 @@
+import { AppError, generateApiKey, hashSecret } from '@herald/core';
+import { Prisma, type ApiKey, type Db } from '@herald/db';
+
+export const KEY_NOT_FOUND = 'API key not found';
+
+const toKeyResponse = (k: Pick<ApiKey, 'id' | 'name' | 'prefix' | 'enabled' | 'createdAt' | 'lastUsedAt'>) => ({
+  id: k.id,
+  name: k.name,
+  prefix: k.prefix,
+  enabled: k.enabled,
+  createdAt: k.createdAt.toISOString(),
+  lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+});
+
+const isMissingRow = (err: unknown) => err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2025';
+
+/**
+ * A project's API keys. Only the SHA-256 of a key is stored; the key itself is shown once, at
+ * creation. Requests look keys up by hash with no cache (http/caller.ts), so disabling or deleting a
+ * key takes effect on every API instance at the next request.
+ */
+export class ApiKeysService {
+  constructor(private readonly db: Db) {}
+
+  async create(projectId: string, name: string) {
+    const { key, prefix } = generateApiKey();
+    const row = await this.db.apiKey.create({ data: { projectId, name, prefix, keyHash: hashSecret(key) } });
+    return { id: row.id, name: row.name, key, prefix: row.prefix, enabled: row.enabled, createdAt: row.createdAt.toISOString() };
+  }
+
+  async list(projectId: string) {
+    const keys = await this.db.apiKey.findMany({ where: { projectId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    return keys.map(toKeyResponse);
+  }
+
+  async update(projectId: string, keyId: string, changes: { name?: string; enabled?: boolean }) {
+    try {
+      const row = await this.db.apiKey.update({ where: { id: keyId, projectId }, data: changes });
+      return toKeyResponse(row);
+    } catch (err) {
+      if (isMissingRow(err)) throw AppError.notFound(KEY_NOT_FOUND);
+      throw err;
+    }
+  }
+
+  async remove(projectId: string, keyId: string) {
+    const deleted = await this.db.apiKey.deleteMany({ where: { id: keyId, projectId } });
+    if (deleted.count === 0) throw AppError.notFound(KEY_NOT_FOUND);
+    return { message: 'API key deleted' };
+  }
+}

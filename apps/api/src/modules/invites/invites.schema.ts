@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { uuid } from '../../http/define-route';
+import { emailSchema, nameSchema, tokenSchema, userResponse } from '../auth/auth.schema';
+
+const roleEnum = z.enum(['team_member', 'project_admin'], { error: 'role must be team_member or project_admin' });
+
+export const createInviteBody = z.object({
+  email: emailSchema,
+  projectId: uuid('projectId'),
+  role: roleEnum.default('team_member'),
+});
+
+export const inviteParams = z.object({ inviteId: uuid('inviteId') });
+
+export const projectParams = z.object({ projectId: uuid('projectId') });
+
+/**
+ * Names and the password rules of signup apply only when the invite creates an account; for an
+ * existing account the password is checked against it and the names are ignored (see the service).
+ */
+export const acceptInviteBody = z.object({
+  token: tokenSchema('token'),
+  firstName: nameSchema('firstName').optional(),
+  lastName: nameSchema('lastName').optional(),
+  password: z.string({ error: 'password must be a string' }).min(1, 'password is required').max(1024, 'password is too long'),
+});
+
+export const inviteResponse = z.object({
+  id: z.uuid(),
+  email: z.email(),
+  projectId: z.uuid(),
+  role: roleEnum,
+  status: z.enum(['pending', 'accepted', 'cancelled', 'expired']),
+  createdAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime(),
+});
+
+export const acceptInviteResponse = z.object({
+  user: userResponse,
+  projectId: z.uuid(),
+  role: roleEnum,
+  accessToken: z.string(),
+  refreshToken: z.string(),
+  expiresIn: z.number().int(),
+});

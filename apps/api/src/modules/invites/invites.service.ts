@@ -1,0 +1,201 @@
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { AppError, hashSecret, randomToken } from '@herald/core';
+import { Prisma, type Db, type Invite, type Role } from '@herald/db';
+import type { ProjectAccess } from '../../http/access';
+import { validationError } from '../../http/define-route';
+import { linkMail, type Mailer } from '../../mail/mailer';
+import { nameSchema, passwordSchema } from '../auth/auth.schema';
+import { toUserResponse, type AuthService } from '../auth/auth.service';
+
+export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+export const INVITE_NOT_FOUND = 'Invite not found';
+export const INVALID_INVITE = 'Invalid or expired invite token';
+export const ALREADY_MEMBER = 'This user is already a member of the project';
+export const ALREADY_INVITED = 'A pending invite already exists for this email';
+export const NOT_PENDING_RESEND = 'Only pending invites can be resent';
+export const NOT_PENDING_CANCEL = 'Only pending invites can be cancelled';
+export const WRONG_PASSWORD = 'Invalid password';
+
+/** What a new account needs; an existing account only proves its password. */
+const newAccountFields = z.object({ firstName: nameSchema('firstName'), lastName: nameSchema('lastName'), password: passwordSchema });
+
+type InviteRow = Pick<Invite, 'id' | 'email' | 'projectId' | 'role' | 'status' | 'createdAt' | 'expiresAt'>;
+
+const isUniqueViolation = (err: unknown) => err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
+
+export interface InviteSettings {
+  appUrl: string;
+}
+
+/**
+ * Invitations to a project. Tokens are random, single-use, stored as SHA-256 and only ever sent by
+ * e-mail. A pending invite past its expiry is reported (and lazily stored) as `expired`.
+ */
+export class InvitesService {
+  constructor(
+    private readonly db: Db,
+    private readonly mailer: Mailer,
+    private readonly auth: AuthService,
+    private readonly settings: InviteSettings,
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private toResponse(invite: InviteRow) {
+    const expired = invite.status === 'pending' && invite.expiresAt.getTime() <= this.now();
+    return {
+      id: invite.id,
+      email: invite.email,
+      projectId: invite.projectId,
+      role: invite.role,
+      status: expired ? ('expired' as const) : invite.status,
+      createdAt: invite.createdAt.toISOString(),
+      expiresAt: invite.expiresAt.toISOString(),
+    };
+  }
+
+  /** Stores `expired` on the project's pending invites past their expiry (and frees their email for a new invite). */
+  private expireStale(projectId: string, tx: Prisma.TransactionClient = this.db, email?: string) {
+    return tx.invite.updateMany({
+      where: { projectId, status: 'pending', expiresAt: { lte: new Date(this.now()) }, ...(email ? { email } : {}) },
+      data: { status: 'expired' },
+    });
+  }
+
+  async create(project: ProjectAccess, inviterEmail: string, email: string, role: Role) {
+    const token = randomToken(32);
+    const invite = await this.db
+      .$transaction(async (tx) => {
+        const member = await tx.projectMember.findFirst({ where: { projectId: project.id, user: { email } }, select: { userId: true } });
+        if (member) throw AppError.conflict(ALREADY_MEMBER);
+        await this.expireStale(project.id, tx, email);
+        const pending = await tx.invite.findFirst({ where: { projectId: project.id, email, status: 'pending' }, select: { id: true } });
+        if (pending) throw AppError.conflict(ALREADY_INVITED);
+        return tx.invite.create({
+          data: { projectId: project.id, email, role, tokenHash: hashSecret(token), expiresAt: new Date(this.now() + INVITE_TTL_MS) },
+        });
+      })
+      .catch((err: unknown) => {
+        // The partial unique index (one pending invite per project and email) settles concurrent invites.
+        if (isUniqueViolation(err)) throw AppError.conflict(ALREADY_INVITED);
+        throw err;
+      });
+    this.sendInviteMail(invite, token, project.name, inviterEmail);
+    return this.toResponse(invite);
+  }
+
+  async list(project: ProjectAccess) {
+    await this.expireStale(project.id);
+    const invites = await this.db.invite.findMany({ where: { projectId: project.id }, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] });
+    return invites.map((i) => this.toResponse(i));
+  }
+
+  /** The project an invite belongs to, for the access check. Unknown invite → 404. */
+  async projectOf(inviteId: string): Promise<string> {
+    const invite = await this.db.invite.findUnique({ where: { id: inviteId }, select: { projectId: true } });
+    if (!invite) throw AppError.notFound(INVITE_NOT_FOUND);
+    return invite.projectId;
+  }
+
+  /** A new token (the old one dies with it), a renewed expiry, and the mail again. */
+  async resend(project: ProjectAccess, inviteId: string, inviterEmail: string) {
+    await this.expireStale(project.id);
+    const token = randomToken(32);
+    const [invite] = await this.db.invite.updateManyAndReturn({
+      where: { id: inviteId, projectId: project.id, status: 'pending' },
+      data: { tokenHash: hashSecret(token), expiresAt: new Date(this.now() + INVITE_TTL_MS) },
+    });
+    if (!invite) throw AppError.conflict(NOT_PENDING_RESEND);
+    this.sendInviteMail(invite, token, project.name, inviterEmail);
+    return this.toResponse(invite);
+  }
+
+  async cancel(project: ProjectAccess, inviteId: string) {
+    await this.expireStale(project.id);
+    const [invite] = await this.db.invite.updateManyAndReturn({
+      where: { id: inviteId, projectId: project.id, status: 'pending' },
+      data: { status: 'cancelled' },
+    });
+    if (!invite) throw AppError.conflict(NOT_PENDING_CANCEL);
+    return this.toResponse(invite);
+  }
+
+  /**
+   * Joins the invite's project, creating the account when the email has none. The token is consumed
+   * by a conditional update inside the transaction, so of two concurrent accepts exactly one wins.
+   */
+  async accept(input: { token: string; firstName?: string; lastName?: string; password: string }) {
+    const tokenHash = hashSecret(input.token);
+    const invite = await this.db.invite.findUnique({ where: { tokenHash } });
+    if (!invite || invite.status !== 'pending' || invite.expiresAt.getTime() <= this.now()) throw AppError.badRequest(INVALID_INVITE);
+
+    const existing = await this.db.user.findUnique({ where: { email: invite.email } });
+    let account: { firstName: string; lastName: string; passwordHash: string } | undefined;
+    if (existing) {
+      if (!(await this.auth.verifyPassword(input.password, existing.passwordHash))) throw AppError.unauthorized(WRONG_PASSWORD);
+    } else {
+      const fields = newAccountFields.safeParse(input);
+      if (!fields.success) throw validationError(fields.error, 'request body');
+      account = { firstName: fields.data.firstName, lastName: fields.data.lastName, passwordHash: await this.auth.hashPassword(fields.data.password) };
+    }
+
+    const now = new Date(this.now());
+    return this.db
+      .$transaction(async (tx) => {
+        const consumed = await tx.invite.updateMany({
+          where: { id: invite.id, tokenHash, status: 'pending', expiresAt: { gt: now } },
+          data: { status: 'accepted', acceptedAt: now },
+        });
+        if (consumed.count === 0) throw AppError.badRequest(INVALID_INVITE);
+
+        let user = existing ?? (await tx.user.create({ data: { email: invite.email, role: invite.role, ...account! } }));
+        const role = await this.join(tx, invite.projectId, user.id, invite.role);
+        // CONTRACT §3: holding project_admin in any project makes the account a project_admin.
+        if (role === 'project_admin' && user.role !== 'project_admin') {
+          user = await tx.user.update({ where: { id: user.id }, data: { role: 'project_admin' } });
+        }
+        const tokens = await this.auth.issueTokens(user.id, undefined, tx);
+        return {
+          user: toUserResponse(user),
+          projectId: invite.projectId,
+          role,
+          accessToken: tokens.accessToken,
+          refreshToken: tokens.refreshToken,
+          expiresIn: tokens.expiresIn,
+        };
+      })
+      .catch((err: unknown) => {
+        // An account with this email was created between our check and the insert; accepting again signs in to it.
+        if (isUniqueViolation(err)) throw AppError.conflict('An account with this email already exists');
+        throw err;
+      });
+  }
+
+  /** Adds the membership; someone already a member keeps their membership, raised to project_admin if the invite says so. */
+  private async join(tx: Prisma.TransactionClient, projectId: string, userId: string, invited: Role): Promise<Role> {
+    const current = await tx.projectMember.findUnique({ where: { projectId_userId: { projectId, userId } }, select: { role: true } });
+    if (!current) {
+      await tx.projectMember.create({ data: { projectId, userId, role: invited } });
+      return invited;
+    }
+    if (current.role === 'project_admin' || invited === 'team_member') return current.role;
+    await tx.projectMember.update({ where: { projectId_userId: { projectId, userId } }, data: { role: 'project_admin' } });
+    return 'project_admin';
+  }
+
+  /** Sent in the background, as the password reset mail: a failed mail is logged and the invite can be resent. */
+  private sendInviteMail(invite: InviteRow, token: string, projectName: string, inviterEmail: string) {
+    const url = `${this.settings.appUrl}/accept-invite?token=${encodeURIComponent(token)}`;
+    const mail = linkMail(
+      invite.email,
+      'You have been invited to a Herald project',
+      `${inviterEmail} invited you to join the project "${projectName}" on Herald as ${invite.role}. The invitation is valid for 7 days.`,
+      'Accept the invitation',
+      url,
+      'If you did not expect this invitation, ignore this message.',
+    );
+    this.mailer.send(mail).catch((err) => this.logger.error({ err: { message: (err as Error).message }, inviteId: invite.id }, 'invite mail failed'));
+  }
+}

@@ -1,0 +1,70 @@
+import { AppError } from '@herald/core';
+import type { Db, Project } from '@herald/db';
+import type { ProjectAccess } from '../../http/access';
+
+export const OWNER_CANNOT_BE_REMOVED = 'The project owner cannot be removed';
+export const MEMBER_NOT_FOUND = 'Member not found';
+
+const toProjectResponse = (p: Pick<Project, 'id' | 'name' | 'createdAt'>) => ({ id: p.id, name: p.name, createdAt: p.createdAt.toISOString() });
+
+/** Projects and their teams. Access (membership, role, ownership) is checked by the gate before any call. */
+export class ProjectsService {
+  constructor(private readonly db: Db) {}
+
+  /** The creator becomes the owner and a project_admin member, in one statement. */
+  async create(ownerId: string, name: string) {
+    const project = await this.db.project.create({
+      data: { name, ownerId, members: { create: { userId: ownerId, role: 'project_admin' } } },
+    });
+    return toProjectResponse(project);
+  }
+
+  async listFor(userId: string) {
+    const memberships = await this.db.projectMember.findMany({
+      where: { userId },
+      select: { role: true, project: { select: { id: true, name: true, createdAt: true, ownerId: true } } },
+      orderBy: [{ project: { createdAt: 'asc' } }, { projectId: 'asc' }],
+    });
+    return memberships.map(({ role, project }) => ({ ...toProjectResponse(project), role, isOwner: project.ownerId === userId }));
+  }
+
+  async get(projectId: string) {
+    const project = await this.db.project.findUnique({ where: { id: projectId }, select: { id: true, name: true, createdAt: true } });
+    if (!project) throw AppError.notFound('Project not found');
+    return toProjectResponse(project);
+  }
+
+  /**
+   * One DELETE, so one transaction: the foreign keys cascade to members, invites, API keys,
+   * templates, push config, providers, devices, notifications and their deliveries.
+   */
+  async remove(project: ProjectAccess) {
+    const deleted = await this.db.project.deleteMany({ where: { id: project.id, ownerId: project.ownerId } });
+    if (deleted.count === 0) throw AppError.notFound('Project not found');
+    return { message: 'Project deleted' };
+  }
+
+  async team(project: ProjectAccess) {
+    const members = await this.db.projectMember.findMany({
+      where: { projectId: project.id },
+      select: { role: true, joinedAt: true, user: { select: { id: true, email: true, firstName: true, lastName: true } } },
+      orderBy: [{ joinedAt: 'asc' }, { userId: 'asc' }],
+    });
+    return members.map(({ role, joinedAt, user }) => ({
+      userId: user.id,
+      email: user.email,
+      firstName: user.firstName,
+      lastName: user.lastName,
+      role,
+      isOwner: user.id === project.ownerId,
+      joinedAt: joinedAt.toISOString(),
+    }));
+  }
+
+  async removeMember(project: ProjectAccess, userId: string) {
+    if (userId === project.ownerId) throw AppError.badRequest(OWNER_CANNOT_BE_REMOVED);
+    const removed = await this.db.projectMember.deleteMany({ where: { projectId: project.id, userId } });
+    if (removed.count === 0) throw AppError.notFound(MEMBER_NOT_FOUND);
+    return { message: 'Member removed' };
+  }
+}
