@@ -1,0 +1,152 @@
+import { AppError } from '@herald/core';
+import type { ApiContainer } from '../../container';
+import { defineRoute, type RouteDefinition } from '../../http/define-route';
+import {
+  createTemplateBody,
+  exportResponse,
+  idParams,
+  importQuery,
+  importResponse,
+  listTemplatesQuery,
+  messageResponse,
+  paginationQuery,
+  previewBody,
+  previewResponse,
+  projectParams,
+  projectQuery,
+  templatePageResponse,
+  templateResponse,
+  updateTemplateBody,
+  variablesResponse,
+} from './templates.schema';
+import { TEMPLATE_NOT_FOUND, TemplateService } from './templates.service';
+import { importUpload, uploadedJson } from './templates.upload';
+
+export function templateRoutes(c: ApiContainer): RouteDefinition[] {
+  const templates = new TemplateService(c.db);
+  const tags = ['Push templates'];
+
+  /**
+   * For routes addressed by template id alone: the template's project, once the caller is known to
+   * belong to it. A template of a project the caller is not in answers exactly like an unknown id.
+   */
+  async function projectOfTemplate(id: string, access: (projectId: string) => Promise<unknown>) {
+    const projectId = await templates.projectOf(id);
+    if (!projectId) throw AppError.notFound(TEMPLATE_NOT_FOUND);
+    try {
+      await access(projectId);
+    } catch (err) {
+      if (err instanceof AppError && err.status === 404) throw AppError.notFound(TEMPLATE_NOT_FOUND);
+      throw err;
+    }
+    return projectId;
+  }
+
+  // Static paths first: `preview`, `export`, `import` and `project` are not template ids.
+  return [
+    defineRoute(
+      {
+        method: 'post',
+        path: '/push-templates/preview',
+        summary: 'Render a template with variables',
+        tags,
+        auth: 'keyOrJwt',
+        body: previewBody,
+        project: { from: 'body' },
+        response: previewResponse,
+      },
+      ({ project, body }) => templates.preview(project.id, body.templateId, body.variables ?? {}),
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/push-templates/export/:projectId',
+        summary: "Export a project's templates",
+        tags,
+        auth: 'jwt',
+        params: projectParams,
+        project: { from: 'params' },
+        response: exportResponse,
+      },
+      ({ project }) => templates.export(project),
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/push-templates/import/:projectId',
+        summary: 'Import templates from an export file (multipart, part "file")',
+        tags,
+        auth: 'jwt',
+        params: projectParams,
+        query: importQuery,
+        project: { from: 'params' },
+        before: [importUpload],
+        status: 201,
+        response: importResponse,
+      },
+      ({ project, query, req }) => templates.import(project.id, uploadedJson(req), query.mode),
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/push-templates/project/:projectId',
+        summary: "A page of a project's templates",
+        tags,
+        auth: 'jwt',
+        params: projectParams,
+        query: paginationQuery,
+        project: { from: 'params' },
+        response: templatePageResponse,
+      },
+      ({ project, query }) => templates.list({ projectId: project.id }, query),
+    ),
+    defineRoute(
+      { method: 'post', path: '/push-templates', summary: 'Create a template', tags, auth: 'jwt', body: createTemplateBody, project: { from: 'body' }, status: 201, response: templateResponse },
+      ({ project, body }) => templates.create(project.id, body),
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/push-templates',
+        summary: "A page of templates of one project (projectId) or of all the caller's projects",
+        tags,
+        auth: 'jwt',
+        query: listTemplatesQuery,
+        response: templatePageResponse,
+      },
+      async ({ caller, query, access }) => {
+        if (!query.projectId) return templates.list({ userId: caller.userId }, query);
+        await access(query.projectId);
+        return templates.list({ projectId: query.projectId }, query);
+      },
+    ),
+    defineRoute(
+      { method: 'get', path: '/push-templates/:id/variables', summary: "A template's variables", tags, auth: 'jwt', params: idParams, response: variablesResponse },
+      async ({ params, access }) => templates.variables(await projectOfTemplate(params.id, access), params.id),
+    ),
+    defineRoute(
+      { method: 'get', path: '/push-templates/:id', summary: 'One template', tags, auth: 'jwt', params: idParams, response: templateResponse },
+      async ({ params, access }) => templates.get(await projectOfTemplate(params.id, access), params.id),
+    ),
+    defineRoute(
+      {
+        method: 'put',
+        path: '/push-templates/:id',
+        summary: 'Update a template (API key, or JWT with ?projectId)',
+        tags,
+        auth: 'keyOrJwt',
+        params: idParams,
+        query: projectQuery,
+        body: updateTemplateBody,
+        project: { from: 'query' },
+        response: templateResponse,
+      },
+      // Found by id within the caller's project (the key's, or the JWT's projectId): never another's.
+      ({ project, params, body }) => templates.update(project.id, params.id, body),
+    ),
+    defineRoute(
+      { method: 'delete', path: '/push-templates/:id', summary: 'Delete a template', tags, auth: 'jwt', params: idParams, response: messageResponse },
+      async ({ params, access }) => templates.delete(await projectOfTemplate(params.id, access), params.id),
+    ),
+  ];
+}

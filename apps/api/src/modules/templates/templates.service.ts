@@ -1,0 +1,199 @@
+import { AppError, compileTemplate, TemplateSyntaxError, validateTemplate, type TemplateVariables } from '@herald/core';
+import { Prisma, type Db, type PushTemplate } from '@herald/db';
+import { validationError } from '../../http/define-route';
+import { importFile, type ImportMode, type Pagination } from './templates.schema';
+
+export const TEMPLATE_NOT_FOUND = 'Template not found';
+export const PROJECT_ID_IMMUTABLE = 'projectId cannot be updated';
+const NAME_TAKEN = 'A template with this name already exists in the project';
+
+type TemplateData = Record<string, unknown>;
+
+export interface TemplateInput {
+  name: string;
+  title: string;
+  body: string;
+  data?: TemplateData | null;
+}
+
+export type TemplatePatch = Partial<TemplateInput>;
+
+export const toTemplateResponse = (t: PushTemplate) => ({
+  id: t.id,
+  projectId: t.projectId,
+  name: t.name,
+  title: t.title,
+  body: t.body,
+  // Absent data is `{}` everywhere, so clients need not tell null from empty.
+  data: (t.data ?? {}) as TemplateData,
+  createdAt: t.createdAt.toISOString(),
+  updatedAt: t.updatedAt.toISOString(),
+});
+export type TemplateResponse = ReturnType<typeof toTemplateResponse>;
+
+const isPrismaError = (err: unknown, code: string) => err instanceof Prisma.PrismaClientKnownRequestError && err.code === code;
+
+/** A template that Handlebars refuses is a 400 with the parser's message, naming the field. */
+function assertRenderable(title: string, body: string, where: { prefix: string; path: (field: string) => string } = { prefix: 'Invalid template ', path: (f) => f }) {
+  try {
+    validateTemplate(title, body);
+  } catch (err) {
+    if (!(err instanceof TemplateSyntaxError)) throw err;
+    const path = where.path(err.field);
+    throw AppError.badRequest(`${where.prefix}${path}: ${err.reason}`, [{ path, message: err.reason }]);
+  }
+}
+
+const jsonData = (data: TemplateData | null | undefined) => (data ?? {}) as Prisma.InputJsonObject;
+
+export class TemplateService {
+  constructor(private readonly db: Db) {}
+
+  async create(projectId: string, input: TemplateInput) {
+    assertRenderable(input.title, input.body);
+    try {
+      const row = await this.db.pushTemplate.create({
+        data: { projectId, name: input.name, title: input.title, body: input.body, data: jsonData(input.data) },
+      });
+      return toTemplateResponse(row);
+    } catch (err) {
+      if (isPrismaError(err, 'P2002')) throw AppError.conflict(NAME_TAKEN);
+      throw err;
+    }
+  }
+
+  /** The project a template belongs to, for the access check of routes addressed by template id only. */
+  async projectOf(id: string): Promise<string | undefined> {
+    const row = await this.db.pushTemplate.findUnique({ where: { id }, select: { projectId: true } });
+    return row?.projectId;
+  }
+
+  private async find(projectId: string, id: string) {
+    const row = await this.db.pushTemplate.findFirst({ where: { id, projectId } });
+    if (!row) throw AppError.notFound(TEMPLATE_NOT_FOUND);
+    return row;
+  }
+
+  async get(projectId: string, id: string) {
+    return toTemplateResponse(await this.find(projectId, id));
+  }
+
+  /** A page of templates of one project, or of every project the user belongs to. Newest first. */
+  async list(scope: { projectId: string } | { userId: string }, { page, limit }: Pagination) {
+    const where: Prisma.PushTemplateWhereInput = 'projectId' in scope ? { projectId: scope.projectId } : { project: { members: { some: { userId: scope.userId } } } };
+    const [total, rows] = await this.db.$transaction([
+      this.db.pushTemplate.count({ where }),
+      this.db.pushTemplate.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (page - 1) * limit, take: limit }),
+    ]);
+    return { data: rows.map(toTemplateResponse), meta: { page, limit, total, totalPages: Math.ceil(total / limit) } };
+  }
+
+  async update(projectId: string, id: string, patch: TemplatePatch & { projectId?: unknown }) {
+    const current = await this.find(projectId, id);
+    if (patch.projectId !== undefined && patch.projectId !== current.projectId) throw AppError.badRequest(PROJECT_ID_IMMUTABLE);
+    const data: Prisma.PushTemplateUpdateInput = {};
+    if (patch.name !== undefined) data.name = patch.name;
+    if (patch.title !== undefined) data.title = patch.title;
+    if (patch.body !== undefined) data.body = patch.body;
+    if (patch.data !== undefined) data.data = jsonData(patch.data);
+    if (!Object.keys(data).length) return toTemplateResponse(current);
+    if (data.title !== undefined || data.body !== undefined) assertRenderable(patch.title ?? current.title, patch.body ?? current.body);
+    try {
+      return toTemplateResponse(await this.db.pushTemplate.update({ where: { id, projectId }, data }));
+    } catch (err) {
+      if (isPrismaError(err, 'P2002')) throw AppError.conflict(NAME_TAKEN);
+      if (isPrismaError(err, 'P2025')) throw AppError.notFound(TEMPLATE_NOT_FOUND);
+      throw err;
+    }
+  }
+
+  async delete(projectId: string, id: string) {
+    const { count } = await this.db.pushTemplate.deleteMany({ where: { id, projectId } });
+    if (!count) throw AppError.notFound(TEMPLATE_NOT_FOUND);
+    return { message: 'Template deleted' };
+  }
+
+  async variables(projectId: string, id: string) {
+    const row = await this.find(projectId, id);
+    return { variables: compileTemplate(row).variables };
+  }
+
+  async preview(projectId: string, id: string, variables: TemplateVariables) {
+    const row = await this.find(projectId, id);
+    const template = compileTemplate(row);
+    return { ...template.render(variables), missingVariables: template.missing(variables) };
+  }
+
+  async export(project: { id: string; name: string }) {
+    const rows = await this.db.pushTemplate.findMany({ where: { projectId: project.id }, orderBy: [{ createdAt: 'asc' }, { name: 'asc' }] });
+    return {
+      templates: rows.map(toTemplateResponse),
+      exportedAt: new Date().toISOString(),
+      projectId: project.id,
+      projectName: project.name,
+      totalTemplates: rows.length,
+    };
+  }
+
+  /**
+   * Imports an export file into a project. The whole file is checked first; then every write happens
+   * in one transaction, so a file is imported entirely or not at all.
+   */
+  async import(projectId: string, file: unknown, mode: ImportMode) {
+    const entries = parseImport(file);
+    const names = entries.map((e) => e.name);
+    try {
+      return await this.db.$transaction(
+        async (tx) => {
+          // skipDuplicates makes a name created concurrently count as existing instead of failing.
+          const created = await tx.pushTemplate.createManyAndReturn({
+            data: entries.map((e) => ({ projectId, name: e.name, title: e.title, body: e.body, data: jsonData(e.data) })),
+            skipDuplicates: true,
+          });
+          const createdNames = new Set(created.map((t) => t.name));
+          const existing = entries.filter((e) => !createdNames.has(e.name));
+          const updated: PushTemplate[] = [];
+          if (mode === 'overwrite') {
+            for (const e of existing) {
+              updated.push(
+                await tx.pushTemplate.update({
+                  where: { projectId_name: { projectId, name: e.name } },
+                  data: { title: e.title, body: e.body, data: jsonData(e.data) },
+                }),
+              );
+            }
+          }
+          const written = new Map([...created, ...updated].map((t) => [t.name, t]));
+          return {
+            imported: created.length,
+            updated: updated.length,
+            skipped: mode === 'overwrite' ? 0 : existing.length,
+            templates: names.flatMap((n) => (written.has(n) ? [toTemplateResponse(written.get(n)!)] : [])),
+          };
+        },
+        { timeout: 30_000, maxWait: 5_000 },
+      );
+    } catch (err) {
+      // A template deleted by someone else between the insert and its overwrite.
+      if (isPrismaError(err, 'P2025')) throw AppError.conflict('The project’s templates changed during the import; retry it');
+      throw err;
+    }
+  }
+}
+
+/** Validates an export file entry by entry (shape, then template syntax), naming the first bad one. */
+function parseImport(file: unknown) {
+  const parsed = importFile.safeParse(file);
+  if (!parsed.success) throw validationError(parsed.error, 'import file');
+  const seen = new Map<string, number>();
+  parsed.data.templates.forEach((entry, i) => {
+    const first = seen.get(entry.name);
+    if (first !== undefined) {
+      const message = `duplicate name "${entry.name}" (also templates.${first}.name)`;
+      throw AppError.badRequest(`Invalid import file: templates.${i}.name: ${message}`, [{ path: `templates.${i}.name`, message }]);
+    }
+    seen.set(entry.name, i);
+    assertRenderable(entry.title, entry.body, { prefix: 'Invalid import file: ', path: (field) => `templates.${i}.${field}` });
+  });
+  return parsed.data.templates;
+}

@@ -1,0 +1,55 @@
+import type { Request, RequestHandler } from 'express';
+import multer from 'multer';
+import { AppError } from '@herald/core';
+import { IMPORT_MAX_BYTES } from './templates.schema';
+
+export const FILE_FIELD = 'file';
+
+const upload = multer({
+  storage: multer.memoryStorage(),
+  limits: { fileSize: IMPORT_MAX_BYTES, files: 1, fields: 20, parts: 25, fieldSize: 64 * 1024 },
+  // Refused before a byte of the file is buffered (CONTRACT §6).
+  fileFilter: (_req, file, cb) => {
+    const type = file.mimetype.split(';')[0].trim().toLowerCase();
+    if (type !== 'application/json') return cb(new AppError(415, `The import file must have the MIME type application/json (got ${type || 'none'})`));
+    cb(null, true);
+  },
+}).single(FILE_FIELD);
+
+/** Multer's errors in the contract's terms: an oversized file is 413, everything else malformed is 400. */
+function translate(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof multer.MulterError) {
+    switch (err.code) {
+      case 'LIMIT_FILE_SIZE':
+        return new AppError(413, `The import file may be at most ${IMPORT_MAX_BYTES} bytes (1 MiB)`);
+      case 'LIMIT_UNEXPECTED_FILE':
+      case 'LIMIT_FILE_COUNT':
+        return AppError.badRequest(`Send exactly one file, in the part "${FILE_FIELD}"${err.field && err.field !== FILE_FIELD ? ` (got "${err.field}")` : ''}`);
+      default:
+        return AppError.badRequest(`Malformed multipart body: ${err.message}`);
+    }
+  }
+  // busboy: a broken boundary, a truncated body, malformed part headers.
+  return AppError.badRequest(`Malformed multipart body: ${(err as Error)?.message ?? 'unreadable'}`);
+}
+
+/** Reads the `file` part of a multipart/form-data upload into `req.file` (memory, at most 1 MiB). */
+export const importUpload: RequestHandler = (req, res, next) => {
+  if (!req.is('multipart/form-data')) {
+    return next(new AppError(415, `Content-Type must be multipart/form-data with the export file in the part "${FILE_FIELD}"`));
+  }
+  upload(req, res, (err?: unknown) => next(err ? translate(err) : undefined));
+};
+
+/** The uploaded export file, parsed as JSON. */
+export function uploadedJson(req: Request): unknown {
+  const file = req.file;
+  if (!file) throw AppError.badRequest(`Missing the file part "${FILE_FIELD}" (a JSON file exported by GET /push-templates/export/{projectId})`);
+  const text = file.buffer.toString('utf8').replace(/^\uFEFF/, '');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw AppError.badRequest('The import file is not valid JSON');
+  }
+}

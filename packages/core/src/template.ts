@@ -1,0 +1,369 @@
+import Handlebars from 'handlebars';
+
+/**
+ * Herald's one template engine: the API uses it to validate templates, list their variables and
+ * preview them; the worker uses it to render each notification.
+ *
+ * Templates are Handlebars (CONTRACT §6). Push text is plain text, so nothing is HTML-escaped. The
+ * variables are read from the parsed AST, never with a regex, so that helpers, `this`, `@data` and
+ * loop-local names are not mistaken for variables.
+ */
+
+type Node = hbs.AST.Node;
+type Expression = hbs.AST.Expression;
+type PathExpression = hbs.AST.PathExpression;
+type Program = hbs.AST.Program;
+
+export type TemplateField = 'title' | 'body';
+
+/** A template that does not parse, or uses Handlebars features Herald does not offer. */
+export class TemplateSyntaxError extends Error {
+  override name = 'TemplateSyntaxError';
+  constructor(
+    readonly field: TemplateField,
+    readonly reason: string,
+  ) {
+    super(`Invalid template ${field}: ${reason}`);
+  }
+}
+
+/** An isolated Handlebars environment: nobody else's helpers or partials, and a `log` that stays silent. */
+const hb = Handlebars.create();
+// `{{log}}` would write template content to the process's console.
+hb.registerHelper('log', () => '');
+
+const COMPILE_OPTIONS: CompileOptions = { noEscape: true, strict: false, knownHelpersOnly: true };
+/**
+ * Prototype access stays disabled (Handlebars' defaults). Saying so explicitly also stops Handlebars
+ * from logging a warning for each denied property, e.g. `{{constructor}}`.
+ */
+const RUNTIME_OPTIONS: RuntimeOptions = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false };
+
+/** Built-in helpers that take a block and (except `each`) exactly one argument. */
+const BLOCK_HELPERS = new Set(['if', 'unless', 'with', 'each']);
+/** Built-in helpers usable inline: `{{lookup user key}}`, `{{log "x"}}`. */
+const INLINE_HELPERS = new Set(['lookup', 'log']);
+const HELPERS = new Set([...BLOCK_HELPERS, ...INLINE_HELPERS, 'helperMissing', 'blockHelperMissing']);
+
+/**
+ * Where names resolve inside a block: `base` is the path of the block's context from the root
+ * variables (`[]` at the root, `['user']` inside `{{#with user}}`), or null where the context is
+ * loop-local or unknown (inside `{{#each}}`), whose names are not template variables.
+ */
+interface Scope {
+  base: string[] | null;
+  blockParams: Map<string, string[] | null>;
+}
+
+/** Handlebars' own test for `this.x` / `./x`, which bypass helpers and block params. */
+const isScoped = (path: PathExpression) => /^\.|this\b/.test(path.original);
+
+class VariableCollector {
+  /** Unique variables in first-appearance order, by dotted name, with their path segments. */
+  readonly found = new Map<string, string[]>();
+  private field: TemplateField = 'title';
+
+  collect(field: TemplateField, program: Program) {
+    this.field = field;
+    this.program(program, [{ base: [], blockParams: new Map() }]);
+  }
+
+  private fail(reason: string, node: Node): never {
+    const loc = node.loc ? ` (line ${node.loc.start.line}, column ${node.loc.start.column + 1})` : '';
+    throw new TemplateSyntaxError(this.field, `${reason}${loc}`);
+  }
+
+  private add(parts: string[]) {
+    if (!parts.length) return;
+    const name = parts.join('.');
+    if (!this.found.has(name)) this.found.set(name, parts);
+  }
+
+  /** The root-variable path an expression reads, or null when it reads no template variable. */
+  private resolve(path: PathExpression, scopes: Scope[]): string[] | null {
+    if (path.data) {
+      // `@root.user.name` is the root variable `user.name`; `@index`, `@key`, … are loop data.
+      return path.parts[0] === 'root' && path.parts.length > 1 ? path.parts.slice(1) : null;
+    }
+    const current = scopes[scopes.length - 1];
+    if (path.depth === 0 && !isScoped(path) && path.parts.length && current.blockParams.has(path.parts[0])) {
+      const base = current.blockParams.get(path.parts[0]);
+      return base ? [...base, ...path.parts.slice(1)] : null;
+    }
+    const target = scopes[Math.max(0, scopes.length - 1 - path.depth)];
+    if (!target.base || !path.parts.length) return null;
+    return [...target.base, ...path.parts];
+  }
+
+  private program(program: Program | undefined, scopes: Scope[]) {
+    for (const statement of program?.body ?? []) this.statement(statement, scopes);
+  }
+
+  private statement(node: Node, scopes: Scope[]) {
+    switch (node.type) {
+      case 'MustacheStatement':
+        return this.mustache(node as hbs.AST.MustacheStatement, scopes);
+      case 'BlockStatement':
+        return this.block(node as hbs.AST.BlockStatement, scopes);
+      case 'PartialStatement':
+      case 'PartialBlockStatement':
+        return this.fail('partials are not supported', node);
+      case 'DecoratorBlock':
+      case 'Decorator':
+        return this.fail('decorators are not supported', node);
+      default:
+        return; // content and comments
+    }
+  }
+
+  private expression(node: Expression, scopes: Scope[]) {
+    if (node.type === 'PathExpression') {
+      const parts = this.resolve(node as PathExpression, scopes);
+      if (parts) this.add(parts);
+    } else if (node.type === 'SubExpression') {
+      const sub = node as hbs.AST.SubExpression;
+      this.helperCall(sub.path, sub, false);
+      this.arguments(sub, scopes);
+    }
+  }
+
+  private arguments(call: { params: Expression[]; hash: hbs.AST.Hash }, scopes: Scope[]) {
+    for (const param of call.params) this.expression(param, scopes);
+    for (const pair of call.hash?.pairs ?? []) this.expression(pair.value, scopes);
+  }
+
+  /** Checks a helper call against the helpers Herald offers, with a message better than Handlebars' runtime one. */
+  private helperCall(path: PathExpression, node: Node & { params: Expression[] }, asBlock: boolean) {
+    const name = path.original;
+    if (BLOCK_HELPERS.has(name)) {
+      if (!asBlock) this.fail(`the ${name} helper must be used as a block: {{#${name} …}}…{{/${name}}}`, node);
+      if (name === 'each' ? node.params.length < 1 : node.params.length !== 1) {
+        this.fail(`#${name} requires exactly one argument`, node);
+      }
+      return;
+    }
+    if (!INLINE_HELPERS.has(name)) this.fail(`unknown helper "${name}"`, node);
+  }
+
+  private mustache(node: hbs.AST.MustacheStatement, scopes: Scope[]) {
+    const hasArguments = node.params.length > 0 || (node.hash?.pairs.length ?? 0) > 0;
+    if (node.path.type !== 'PathExpression') {
+      // `{{"first name"}}` / `{{12}}` look the literal up as a name in the context.
+      const value = (node.path as hbs.AST.StringLiteral | hbs.AST.NumberLiteral).value;
+      if (!hasArguments && (typeof value === 'string' || typeof value === 'number')) {
+        const parts = this.resolve({ type: 'PathExpression', data: false, depth: 0, parts: [String(value)], original: String(value), loc: node.loc }, scopes);
+        if (parts) this.add(parts);
+      }
+      return;
+    }
+    const path = node.path as PathExpression;
+    const helperName = !path.data && path.depth === 0 && path.parts.length === 1 && !isScoped(path) ? path.parts[0] : undefined;
+    if (hasArguments) {
+      this.helperCall(path, node, false);
+      this.arguments(node, scopes);
+    } else if (helperName && HELPERS.has(helperName) && !scopes[scopes.length - 1].blockParams.has(helperName)) {
+      if (BLOCK_HELPERS.has(helperName)) this.helperCall(path, node, false);
+    } else {
+      this.expression(path, scopes);
+    }
+  }
+
+  private block(node: hbs.AST.BlockStatement, scopes: Scope[]) {
+    const path = node.path;
+    const name = path.original;
+    const current = scopes[scopes.length - 1];
+    const hasArguments = node.params.length > 0 || (node.hash?.pairs.length ?? 0) > 0;
+    const inner = (base: string[] | null, params: (string[] | null)[] = []): Scope[] => {
+      const blockParams = new Map(current.blockParams);
+      (node.program.blockParams ?? []).forEach((p, i) => blockParams.set(p, params[i] ?? null));
+      return [...scopes, { base, blockParams }];
+    };
+
+    if (!HELPERS.has(name) && !hasArguments) {
+      // A Mustache-style section, `{{#user}}…{{/user}}`: the value is a variable; inside, the context
+      // is that value, an object or each item of a list, so its names are not root variables.
+      this.expression(path, scopes);
+      this.program(node.program, inner(null));
+      this.program(node.inverse, scopes);
+      return;
+    }
+    this.helperCall(path, node, true);
+    this.arguments(node, scopes);
+    if (name === 'with') {
+      const first = node.params[0];
+      const base = first.type === 'PathExpression' ? this.resolve(first as PathExpression, scopes) : null;
+      this.program(node.program, inner(base, [base]));
+    } else if (name === 'each') {
+      this.program(node.program, inner(null));
+    } else {
+      // if / unless (and the inline helpers, used as a block) keep the context.
+      this.program(node.program, scopes);
+    }
+    this.program(node.inverse, scopes);
+  }
+}
+
+function parse(field: TemplateField, source: string): Program {
+  try {
+    return hb.parse(source);
+  } catch (err) {
+    throw new TemplateSyntaxError(field, (err as Error).message);
+  }
+}
+
+interface Analysis {
+  variables: string[];
+  paths: string[][];
+}
+
+function analyse(title: string, body: string): Analysis {
+  const collector = new VariableCollector();
+  collector.collect('title', parse('title', title));
+  collector.collect('body', parse('body', body));
+  return { variables: [...collector.found.keys()], paths: [...collector.found.values()] };
+}
+
+/** The variables of a template: unique names in first-appearance order, title then body. Throws TemplateSyntaxError. */
+export function templateVariables(title: string, body: string): string[] {
+  return analyse(title, body).variables;
+}
+
+export type TemplateVariables = Record<string, unknown>;
+
+/**
+ * Reads a dotted path from the variables the way Handlebars does with prototype access disabled:
+ * own properties only, so `constructor` or `__proto__` never resolve to something inherited.
+ */
+function lookup(variables: unknown, parts: string[]): unknown {
+  let value: unknown = variables;
+  for (const part of parts) {
+    if (value === null || value === undefined) return undefined;
+    if (!Object.prototype.hasOwnProperty.call(value, part)) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+export interface RenderedTemplate {
+  title: string;
+  body: string;
+  /** The template's static payload, as stored: it is not rendered (the seed: "static payload"). */
+  data: Record<string, unknown>;
+}
+
+export interface CompiledTemplate {
+  variables: string[];
+  render(variables?: TemplateVariables): RenderedTemplate;
+  /** The variables that resolve to undefined or null in `variables`; they render empty. */
+  missing(variables?: TemplateVariables): string[];
+}
+
+export interface TemplateSource {
+  /** With `id` and `updatedAt`, the compiled template is cached until the template changes. */
+  id?: string;
+  updatedAt?: Date | string;
+  title: string;
+  body: string;
+  data?: unknown;
+}
+
+function toData(data: unknown): Record<string, unknown> {
+  return data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+}
+
+function build(source: TemplateSource): CompiledTemplate {
+  const { variables, paths } = analyse(source.title, source.body);
+  const data = toData(source.data);
+  const compile = (field: TemplateField, text: string) => {
+    const template = hb.compile(text, COMPILE_OPTIONS);
+    try {
+      // Handlebars compiles lazily; render once now so that a compile error is a syntax error here,
+      // not a failure at send time.
+      template({}, RUNTIME_OPTIONS);
+    } catch (err) {
+      throw new TemplateSyntaxError(field, (err as Error).message);
+    }
+    return template;
+  };
+  const title = compile('title', source.title);
+  const body = compile('body', source.body);
+  return {
+    variables,
+    render(vars = {}) {
+      return { title: title(vars, RUNTIME_OPTIONS), body: body(vars, RUNTIME_OPTIONS), data: { ...data } };
+    },
+    missing(vars = {}) {
+      return variables.filter((_, i) => lookup(vars, paths[i]) == null);
+    },
+  };
+}
+
+/** A Map kept to its most recently used `max` entries. */
+export class LruCache<K, V> {
+  private readonly entries = new Map<K, V>();
+  constructor(readonly max: number) {}
+
+  get(key: K): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: K, value: V) {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as K);
+  }
+
+  get size() {
+    return this.entries.size;
+  }
+}
+
+/** A cached compilation, with the source it was built from. */
+export interface CachedTemplate {
+  compiled: CompiledTemplate;
+  title: string;
+  body: string;
+  data: string;
+}
+
+/**
+ * A compiler with its own cache of compiled templates, keyed by template id and `updatedAt`, so a
+ * worker does not re-parse a template for every message and never renders a stale version.
+ */
+export function createTemplateCompiler(options: { cacheSize?: number } = {}) {
+  const cache = new LruCache<string, CachedTemplate>(options.cacheSize ?? 1000);
+  return {
+    cache,
+    compile(source: TemplateSource): CompiledTemplate {
+      if (!source.id || source.updatedAt === undefined) return build(source);
+      const key = `${source.id}@${new Date(source.updatedAt).getTime()}`;
+      const data = JSON.stringify(source.data ?? null);
+      const hit = cache.get(key);
+      // updatedAt has millisecond precision: two edits within one millisecond must not serve the first.
+      if (hit && hit.title === source.title && hit.body === source.body && hit.data === data) return hit.compiled;
+      const compiled = build(source);
+      cache.set(key, { compiled, title: source.title, body: source.body, data });
+      return compiled;
+    },
+  };
+}
+
+const defaultCompiler = createTemplateCompiler();
+
+/** Compiles (or takes from the process's cache) a template. Throws TemplateSyntaxError. */
+export function compileTemplate(source: TemplateSource): CompiledTemplate {
+  return defaultCompiler.compile(source);
+}
+
+/** Throws TemplateSyntaxError when the title or body is not a template Herald can render. */
+export function validateTemplate(title: string, body: string): void {
+  build({ title, body });
+}
+
+type CompileOptions = NonNullable<Parameters<typeof Handlebars.compile>[1]>;
+type RuntimeOptions = Handlebars.RuntimeOptions;
