@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { AppError } from '@herald/core';
+import { describeProvider, describeProviders, getProviderDefinition } from '@herald/providers';
+import type { ApiContainer } from '../../container';
+import { defineRoute, type RouteDefinition } from '../../http/define-route';
+import type { ProjectNeed } from '../../http/access';
+import {
+  createProviderBody,
+  createPushConfigBody,
+  messageResponse,
+  projectQuery,
+  providerParams,
+  providerResponse,
+  providerSchemaResponse,
+  providerTestResponse,
+  providerTypeParams,
+  pushConfigResponse,
+  updatePrioritiesBody,
+  updateProviderBody,
+  updatePushConfigBody,
+} from './push-config.schema';
+import { PROVIDER_NOT_FOUND, PushConfigService } from './push-config.service';
+
+/** Push config and provider configuration (CONTRACT §9). JWT only; writes need project_admin (§3). */
+export function pushConfigRoutes(c: ApiContainer): RouteDefinition[] {
+  const service = new PushConfigService(c.db, c.config.encryption);
+  const tags = ['Push config'];
+  const member = { from: 'query', need: 'member' } as const;
+  const admin = { from: 'query', need: 'project_admin' } as const;
+
+  /**
+   * A provider config's project, checked against the caller. An unknown id and one of a project the
+   * caller is not in read the same: 404 Provider config not found.
+   */
+  async function providerProject(ctx: { access(projectId: string, need?: ProjectNeed): Promise<unknown> }, providerConfigId: string) {
+    const projectId = await service.providerProjectId(providerConfigId);
+    try {
+      await ctx.access(projectId, 'project_admin');
+    } catch (err) {
+      if (err instanceof AppError && err.status === 404) throw AppError.notFound(PROVIDER_NOT_FOUND);
+      throw err;
+    }
+    return projectId;
+  }
+
+  return [
+    defineRoute(
+      { method: 'post', path: '/push-config', summary: "Create the project's push config", tags, auth: 'jwt', query: projectQuery, body: createPushConfigBody, project: admin, status: 201, response: pushConfigResponse },
+      ({ project, body }) => service.createConfig(project.id, body.enabled),
+    ),
+    defineRoute(
+      { method: 'get', path: '/push-config', summary: "The project's push config", tags, auth: 'jwt', query: projectQuery, project: member, response: pushConfigResponse },
+      ({ project }) => service.getConfig(project.id),
+    ),
+    defineRoute(
+      { method: 'put', path: '/push-config', summary: 'Enable or disable push for the project', tags, auth: 'jwt', query: projectQuery, body: updatePushConfigBody, project: admin, response: pushConfigResponse },
+      ({ project, body }) => service.updateConfig(project.id, body.enabled),
+    ),
+    defineRoute(
+      { method: 'get', path: '/push-config/provider-schemas', summary: 'Credential fields of every provider type', tags, auth: 'jwt', response: z.array(providerSchemaResponse) },
+      () => describeProviders(),
+    ),
+    defineRoute(
+      { method: 'get', path: '/push-config/provider-schemas/:provider', summary: 'Credential fields of one provider type', tags, auth: 'jwt', params: providerTypeParams, response: providerSchemaResponse },
+      ({ params }) => {
+        const def = getProviderDefinition(params.provider);
+        if (!def) throw AppError.notFound(`Unknown provider type: ${params.provider}`);
+        return describeProvider(def);
+      },
+    ),
+    defineRoute(
+      { method: 'post', path: '/push-config/providers', summary: 'Add a provider configuration', tags, auth: 'jwt', query: projectQuery, body: createProviderBody, project: admin, status: 201, response: providerResponse },
+      ({ project, body }) => service.createProvider(project.id, body),
+    ),
+    defineRoute(
+      { method: 'get', path: '/push-config/providers', summary: "The project's providers in failover order", tags, auth: 'jwt', query: projectQuery, project: member, response: z.array(providerResponse) },
+      ({ project }) => service.listProviders(project.id),
+    ),
+    // Before /push-config/providers/:providerConfigId, so that "priorities" is never taken for an id.
+    defineRoute(
+      {
+        method: 'put',
+        path: '/push-config/providers/priorities',
+        summary: 'Set the priorities of several providers at once',
+        tags,
+        auth: 'jwt',
+        query: projectQuery,
+        body: updatePrioritiesBody,
+        project: admin,
+        response: z.array(providerResponse),
+      },
+      ({ project, body }) => service.updatePriorities(project.id, body.providers),
+    ),
+    defineRoute(
+      { method: 'put', path: '/push-config/providers/:providerConfigId', summary: 'Change a provider configuration', tags, auth: 'jwt', params: providerParams, body: updateProviderBody, response: providerResponse },
+      async (ctx) => service.updateProvider(await providerProject(ctx, ctx.params.providerConfigId), ctx.params.providerConfigId, ctx.body),
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/push-config/providers/:providerConfigId/test',
+        summary: 'Check that the stored credentials are accepted by the provider (nothing is sent)',
+        tags,
+        auth: 'jwt',
+        params: providerParams,
+        response: providerTestResponse,
+      },
+      async (ctx) =>
+        service.testProvider(await providerProject(ctx, ctx.params.providerConfigId), ctx.params.providerConfigId, {
+          emulatorHost: c.config.fcmEmulatorHost,
+          logger: c.logger.child({ component: 'fcm' }),
+        }),
+    ),
+    defineRoute(
+      { method: 'delete', path: '/push-config/providers/:providerConfigId', summary: 'Delete a provider configuration', tags, auth: 'jwt', params: providerParams, response: messageResponse },
+      async (ctx) => service.deleteProvider(await providerProject(ctx, ctx.params.providerConfigId), ctx.params.providerConfigId),
+    ),
+  ];
+}
