@@ -1,1 +1,5 @@
 export * from "./types";
+export * from './fcm';
+export * from './registry';
+export * from './fcm-credentials';
+export * from './pool';
