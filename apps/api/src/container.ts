@@ -1,6 +1,8 @@
+import { Queue } from 'bullmq';
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { ApiConfig } from '@herald/config';
+import { NOTIFICATIONS_QUEUE } from '@herald/core';
 import { createDb, type Db } from '@herald/db';
 import { ProjectGate } from './http/access';
 import { Authenticator } from './http/caller';
@@ -16,6 +18,8 @@ export interface ApiContainer {
   logger: Logger;
   db: Db;
   redis: Redis;
+  /** The producer side of the delivery queue (the worker consumes it). */
+  queue: Queue;
   mailer: Mailer;
   authenticator: Authenticator;
   gate: ProjectGate;
@@ -34,6 +38,11 @@ export function createContainer(config: ApiConfig, overrides: ContainerOverrides
   const db = createDb(config.databaseUrl);
   const redis = createRedis(config.redisUrl, 'herald-api');
   redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection error'));
+  // Its own connection, failing fast like `redis`: a send while Redis is away answers 503.
+  const queueConnection = createRedis(config.redisUrl, 'herald-api-queue');
+  queueConnection.on('error', () => undefined); // reported through `redis` above
+  const queue = new Queue(NOTIFICATIONS_QUEUE, { connection: queueConnection, prefix: config.queuePrefix });
+  queue.on('error', (err) => logger.warn({ err: { message: err.message } }, 'queue connection error'));
   const mailer = overrides.mailer ?? createMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger });
   const auth = new AuthService(
     db,
@@ -46,6 +55,7 @@ export function createContainer(config: ApiConfig, overrides: ContainerOverrides
     logger,
     db,
     redis,
+    queue,
     mailer,
     authenticator: new Authenticator(db, config.jwt.secret),
     gate: new ProjectGate(db),
@@ -53,6 +63,8 @@ export function createContainer(config: ApiConfig, overrides: ContainerOverrides
     auth,
     async close() {
       mailer.close();
+      await queue.close().catch(() => undefined);
+      queueConnection.disconnect();
       redis.disconnect();
       await db.$disconnect();
     },

@@ -1,2 +1,5 @@
 export * from './errors';
 export * from './secrets';
+export * from './crypto';
+export * from './template';
+export * from './queue';

@@ -3,3 +3,5 @@ export { ensureDatabase, migrate, defaultMigrationsDir } from './migrate';
 export { Prisma } from './generated/prisma/client';
 export type * from './generated/prisma/client';
 export * from './generated/prisma/enums';
+export * from './provider-credentials';
+export * from './errors';

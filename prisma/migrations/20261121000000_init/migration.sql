@@ -175,6 +175,7 @@ CREATE TABLE "Notification" (
     "sent" INTEGER NOT NULL DEFAULT 0,
     "failed" INTEGER NOT NULL DEFAULT 0,
     "invalidTokensRemoved" INTEGER NOT NULL DEFAULT 0,
+    "bulk" BOOLEAN NOT NULL DEFAULT false,
     "idempotencyKey" TEXT,
     "enqueuedAt" TIMESTAMPTZ(3),
     "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
@@ -196,6 +197,8 @@ CREATE TABLE "Delivery" (
     "providerMessageId" TEXT,
     "error" TEXT,
     "attempts" INTEGER NOT NULL DEFAULT 0,
+    "nextAttemptAt" TIMESTAMPTZ(3),
+    "tokenRemoved" BOOLEAN NOT NULL DEFAULT false,
     "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" TIMESTAMPTZ(3) NOT NULL,
 
@@ -273,6 +276,9 @@ CREATE INDEX "Delivery_notificationId_status_idx" ON "Delivery"("notificationId"
 
 -- CreateIndex
 CREATE UNIQUE INDEX "Delivery_notificationId_deviceId_key" ON "Delivery"("notificationId", "deviceId");
+
+-- CreateIndex (not expressible in schema.prisma): one no_devices row per user and notification
+CREATE UNIQUE INDEX "Delivery_notificationId_userId_no_device_key" ON "Delivery"("notificationId", "userId") WHERE "deviceId" IS NULL;
 
 -- AddForeignKey
 ALTER TABLE "RefreshToken" ADD CONSTRAINT "RefreshToken_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;

@@ -33,9 +33,7 @@ export class ProjectGate {
     if (caller.type === 'apiKey') {
       if (caller.projectId !== projectId) throw AppError.forbidden('This API key belongs to another project');
       if (need !== 'member') throw AppError.forbidden();
-      const project = await this.db.project.findUnique({ where: { id: projectId }, select: { id: true, name: true, ownerId: true } });
-      if (!project) throw AppError.notFound(PROJECT_NOT_FOUND);
-      return { ...project, role: null, isOwner: false };
+      return { ...caller.project, role: null, isOwner: false };
     }
     const membership = await this.db.projectMember.findUnique({
       where: { projectId_userId: { projectId, userId: caller.userId } },

@@ -5,7 +5,8 @@ import type { Db, Role } from '@herald/db';
 
 export type Caller =
   | { type: 'user'; userId: string; email: string; role: Role }
-  | { type: 'apiKey'; keyId: string; projectId: string };
+  /** An API key acts as its project; the project comes with the key's lookup. */
+  | { type: 'apiKey'; keyId: string; projectId: string; project: { id: string; name: string; ownerId: string } };
 
 export type AuthMode = 'none' | 'jwt' | 'key' | 'keyOrJwt' | 'optionalJwt';
 
@@ -71,14 +72,15 @@ export class Authenticator {
 
   private async fromApiKey(raw: string | undefined): Promise<Caller> {
     if (!raw) throw AppError.unauthorized(AUTH_MESSAGES.invalidKey);
-    const key = await this.db.apiKey.findUnique({
-      where: { keyHash: hashSecret(raw.trim()) },
-      select: { id: true, projectId: true, enabled: true },
-    });
+    // One round trip for the key and its project: this runs on every request of a customer backend.
+    const [key] = await this.db.$queryRaw<{ id: string; enabled: boolean; projectId: string; name: string; ownerId: string }[]>`
+      SELECT k."id", k."enabled", k."projectId", p."name", p."ownerId"
+      FROM "ApiKey" k JOIN "Project" p ON p."id" = k."projectId"
+      WHERE k."keyHash" = ${hashSecret(raw.trim())}`;
     if (!key) throw AppError.unauthorized(AUTH_MESSAGES.invalidKey);
     if (!key.enabled) throw AppError.unauthorized(AUTH_MESSAGES.disabledKey);
     this.touch(key.id);
-    return { type: 'apiKey', keyId: key.id, projectId: key.projectId };
+    return { type: 'apiKey', keyId: key.id, projectId: key.projectId, project: { id: key.projectId, name: key.name, ownerId: key.ownerId } };
   }
 
   /** Records lastUsedAt at most once a minute per key and instance, off the request path. */

@@ -1,5 +1,5 @@
 import { AppError, generateApiKey, hashSecret } from '@herald/core';
-import { Prisma, type ApiKey, type Db } from '@herald/db';
+import { isPrismaError, type ApiKey, type Db } from '@herald/db';
 
 export const KEY_NOT_FOUND = 'API key not found';
 
@@ -12,7 +12,7 @@ const toKeyResponse = (k: Pick<ApiKey, 'id' | 'name' | 'prefix' | 'enabled' | 'c
   lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
 });
 
-const isMissingRow = (err: unknown) => err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2025';
+const isMissingRow = (err: unknown) => isPrismaError(err, 'P2025');
 
 /**
  * A project's API keys. Only the SHA-256 of a key is stored; the key itself is shown once, at

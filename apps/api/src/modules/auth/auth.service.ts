@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import type { Logger } from 'pino';
 import { AppError, hashSecret, randomToken } from '@herald/core';
-import { Prisma, type Db, type User } from '@herald/db';
+import { isUniqueViolation, Prisma, type Db, type User } from '@herald/db';
 import { signAccessToken } from '../../http/caller';
 import { linkMail, type Mailer } from '../../mail/mailer';
 
@@ -35,8 +35,6 @@ export const toUserResponse = (u: Pick<User, 'id' | 'email' | 'firstName' | 'las
   role: u.role,
   createdAt: u.createdAt.toISOString(),
 });
-
-const isUniqueViolation = (err: unknown) => err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
 
 export class AuthService {
   /** Compared against when the e-mail is unknown, so sign-in takes as long either way. */

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { AppError, hashSecret, randomToken } from '@herald/core';
-import { Prisma, type Db, type Invite, type Role } from '@herald/db';
+import { isUniqueViolation, Prisma, type Db, type Invite, type Role } from '@herald/db';
 import type { ProjectAccess } from '../../http/access';
 import { validationError } from '../../http/define-route';
 import { linkMail, type Mailer } from '../../mail/mailer';
@@ -22,8 +22,6 @@ export const WRONG_PASSWORD = 'Invalid password';
 const newAccountFields = z.object({ firstName: nameSchema('firstName'), lastName: nameSchema('lastName'), password: passwordSchema });
 
 type InviteRow = Pick<Invite, 'id' | 'email' | 'projectId' | 'role' | 'status' | 'createdAt' | 'expiresAt'>;
-
-const isUniqueViolation = (err: unknown) => err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
 
 export interface InviteSettings {
   appUrl: string;

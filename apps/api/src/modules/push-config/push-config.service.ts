@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, sealSecret, SecretError, type KeyRing } from '@herald/core';
-import { failoverOrder, openCredentials, Prisma, sealContext, type Db, type ProviderConfig, type PushConfig } from '@herald/db';
+import { failoverOrder, isPrismaError, isUniqueViolation, openCredentials, Prisma, sealContext, type Db, type ProviderConfig, type PushConfig } from '@herald/db';
 import {
   createPushProvider,
   getProviderDefinition,
@@ -34,8 +34,6 @@ const publicColumns = {
   updatedAt: true,
 } satisfies Prisma.ProviderConfigSelect;
 type ProviderRow = Prisma.ProviderConfigGetPayload<{ select: typeof publicColumns }>;
-
-const isKnownError = (err: unknown, code: string) => err instanceof Prisma.PrismaClientKnownRequestError && err.code === code;
 
 export const toPushConfigResponse = (c: PushConfig) => ({
   id: c.id,
@@ -100,7 +98,7 @@ export class PushConfigService {
     try {
       return toPushConfigResponse(await this.db.pushConfig.create({ data: { projectId, enabled } }));
     } catch (err) {
-      if (isKnownError(err, 'P2002')) throw AppError.conflict(PUSH_CONFIG_EXISTS);
+      if (isUniqueViolation(err)) throw AppError.conflict(PUSH_CONFIG_EXISTS);
       throw err;
     }
   }
@@ -109,7 +107,7 @@ export class PushConfigService {
     try {
       return toPushConfigResponse(await this.db.pushConfig.update({ where: { projectId }, data: { enabled } }));
     } catch (err) {
-      if (isKnownError(err, 'P2025')) throw AppError.notFound(PUSH_CONFIG_NOT_FOUND);
+      if (isPrismaError(err, 'P2025')) throw AppError.notFound(PUSH_CONFIG_NOT_FOUND);
       throw err;
     }
   }

@@ -1,5 +1,5 @@
 import { AppError, compileTemplate, TemplateSyntaxError, validateTemplate, type TemplateVariables } from '@herald/core';
-import { Prisma, type Db, type PushTemplate } from '@herald/db';
+import { isPrismaError, isUniqueViolation, Prisma, type Db, type PushTemplate } from '@herald/db';
 import { validationError } from '../../http/define-route';
 import { importFile, type ImportMode, type Pagination } from './templates.schema';
 
@@ -31,8 +31,6 @@ export const toTemplateResponse = (t: PushTemplate) => ({
 });
 export type TemplateResponse = ReturnType<typeof toTemplateResponse>;
 
-const isPrismaError = (err: unknown, code: string) => err instanceof Prisma.PrismaClientKnownRequestError && err.code === code;
-
 /** A template that Handlebars refuses is a 400 with the parser's message, naming the field. */
 function assertRenderable(title: string, body: string, where: { prefix: string; path: (field: string) => string } = { prefix: 'Invalid template ', path: (f) => f }) {
   try {
@@ -57,7 +55,7 @@ export class TemplateService {
       });
       return toTemplateResponse(row);
     } catch (err) {
-      if (isPrismaError(err, 'P2002')) throw AppError.conflict(NAME_TAKEN);
+      if (isUniqueViolation(err)) throw AppError.conflict(NAME_TAKEN);
       throw err;
     }
   }
@@ -101,7 +99,7 @@ export class TemplateService {
     try {
       return toTemplateResponse(await this.db.pushTemplate.update({ where: { id, projectId }, data }));
     } catch (err) {
-      if (isPrismaError(err, 'P2002')) throw AppError.conflict(NAME_TAKEN);
+      if (isUniqueViolation(err)) throw AppError.conflict(NAME_TAKEN);
       if (isPrismaError(err, 'P2025')) throw AppError.notFound(TEMPLATE_NOT_FOUND);
       throw err;
     }

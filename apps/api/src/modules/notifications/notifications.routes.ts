@@ -1,0 +1,88 @@
+import type { Request } from 'express';
+import { z } from 'zod';
+import type { ApiContainer } from '../../container';
+import { defineRoute, reply, validationError, type RouteDefinition } from '../../http/define-route';
+import { pageResponse } from '../../http/pagination';
+import { perCredential } from '../../http/rate-limit';
+import { acceptedBulkResponse, acceptedResponse, idempotencyKey, listQuery, notificationResponse, notificationSummary, projectQuery, sendBody, sendBulkBody } from './notifications.schema';
+import { NotificationService } from './notifications.service';
+
+function readIdempotencyKey(req: Request): string | undefined {
+  const raw = req.headers['idempotency-key'];
+  if (raw === undefined) return undefined;
+  const parsed = idempotencyKey.safeParse(Array.isArray(raw) ? raw[0] : raw);
+  if (!parsed.success) throw validationError(parsed.error, 'Idempotency-Key header');
+  return parsed.data;
+}
+
+export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
+  const notifications = new NotificationService(c.db, c.queue);
+  const sendLimit = c.limiter({ name: 'send', limit: c.config.rateLimits.send, key: perCredential });
+  const bulkLimit = c.limiter({ name: 'send-bulk', limit: c.config.rateLimits.sendBulk, key: perCredential });
+  const tags = ['Sending'];
+
+  return [
+    defineRoute(
+      {
+        method: 'post',
+        path: '/push/send',
+        summary: "Send a templated push to one user's devices",
+        tags,
+        auth: 'keyOrJwt',
+        query: projectQuery,
+        body: sendBody,
+        project: { from: 'query' },
+        before: [sendLimit],
+        status: 202,
+        response: acceptedResponse,
+      },
+      async ({ project, body, req }) => {
+        const { userId, ...rest } = body;
+        return reply(202, await notifications.send(project.id, { ...rest, userIds: [userId], bulk: false }, readIdempotencyKey(req)));
+      },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/push/send-bulk',
+        summary: 'Send a templated push to up to 500 users',
+        tags,
+        auth: 'keyOrJwt',
+        query: projectQuery,
+        body: sendBulkBody,
+        project: { from: 'query' },
+        before: [bulkLimit],
+        status: 202,
+        response: acceptedBulkResponse,
+      },
+      async ({ project, body, req }) => reply(202, await notifications.send(project.id, { ...body, bulk: true }, readIdempotencyKey(req))),
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/push/notifications',
+        summary: 'List notifications, newest first',
+        tags,
+        auth: 'keyOrJwt',
+        query: listQuery,
+        project: { from: 'query' },
+        response: pageResponse(notificationSummary),
+      },
+      ({ project, query }) => notifications.list(project.id, query),
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/push/notifications/:notificationId',
+        summary: 'Status, statistics and per-device deliveries of a notification',
+        tags,
+        auth: 'keyOrJwt',
+        params: z.object({ notificationId: z.uuid({ error: 'notificationId must be a valid UUID' }) }),
+        query: projectQuery,
+        project: { from: 'query' },
+        response: notificationResponse,
+      },
+      ({ project, params }) => notifications.get(project.id, params.notificationId),
+    ),
+  ];
+}

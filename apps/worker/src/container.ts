@@ -1,0 +1,59 @@
+import { Queue } from 'bullmq';
+import Redis from 'ioredis';
+import pino, { type Logger } from 'pino';
+import type { WorkerConfig } from '@herald/config';
+import { NOTIFICATIONS_QUEUE, createTemplateCompiler } from '@herald/core';
+import { createDb, loadProviderCredentials, type Db } from '@herald/db';
+import { ProviderPool } from '@herald/providers';
+import { DeliveryService, type DeliveryObserver } from './delivery/delivery.service';
+import { SendRateLimiter } from './delivery/rate-limiter';
+
+export interface WorkerContainer {
+  config: WorkerConfig;
+  logger: Logger;
+  db: Db;
+  /** BullMQ's connection: commands wait while Redis is away instead of failing (workers recover by themselves). */
+  connection: Redis;
+  queue: Queue;
+  delivery: DeliveryService;
+  close(): Promise<void>;
+}
+
+export function createWorkerContainer(config: WorkerConfig, overrides: { logger?: Logger; observe?: DeliveryObserver } = {}): WorkerContainer {
+  const logger = overrides.logger ?? pino({ level: config.logLevel, base: { service: 'herald-worker' } });
+  const db = createDb(config.databaseUrl, { poolSize: Math.max(4, config.concurrency + 2) });
+  const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null, connectionName: 'herald-worker' });
+  connection.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection error'));
+  const queue = new Queue(NOTIFICATIONS_QUEUE, { connection, prefix: config.queuePrefix });
+  const clients = new ProviderPool({ emulatorHost: config.fcmEmulatorHost, logger: logger.child({ component: 'fcm' }) });
+  const compiler = createTemplateCompiler({ cacheSize: 1000 });
+  const delivery = new DeliveryService({
+    db,
+    queue,
+    logger,
+    loadProviders: (projectId) =>
+      loadProviderCredentials(db, config.encryption, projectId, (providerConfigId, err) =>
+        logger.error({ providerConfigId, err: { message: err.message } }, 'provider credentials cannot be decrypted; skipping this provider'),
+      ),
+    client: (p) => clients.get(p),
+    rateLimiter: new SendRateLimiter(connection, config.queuePrefix, config.fcmRatePerMinute),
+    compile: (source) => compiler.compile(source),
+    policy: { maxAttempts: config.deliveryMaxAttempts, baseDelayMs: config.retryBaseMs, maxDelayMs: 5 * 60_000 },
+    batchSize: config.batchSize,
+    observe: overrides.observe,
+  });
+  return {
+    config,
+    logger,
+    db,
+    connection,
+    queue,
+    delivery,
+    async close() {
+      await queue.close();
+      await clients.close();
+      connection.disconnect();
+      await db.$disconnect();
+    },
+  };
+}

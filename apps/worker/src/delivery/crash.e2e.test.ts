@@ -1,0 +1,53 @@
+import { unique } from '../../../../test/harness';
+import { startPipeline, type Pipeline } from '../../../../test/pipeline';
+
+/**
+ * A worker killed with SIGKILL mid-bulk, then restarted: its job's lock expires, another worker takes
+ * the job over, and every device ends up delivered exactly once in Herald's records. Only the requests
+ * that were in flight at the kill may reach FCM a second time (CONTRACT §8).
+ */
+let p: Pipeline;
+beforeAll(async () => {
+  // Small batches of slow sends, so that the kill lands mid-job.
+  p = await startPipeline({ DELIVERY_BATCH_SIZE: '50', WORKER_CONCURRENCY: '1' });
+}, 60_000);
+afterAll(() => p.close());
+
+it('a worker killed mid-bulk and restarted leaves every device delivered exactly once', async () => {
+  const t = await p.project();
+  const prefix = unique('slow20');
+  const devices = Array.from({ length: 500 }, (_, u) => [0, 1].map((d) => ({ userId: `${prefix}-u${u}`, deviceToken: `slow20-${prefix}-${u}-${d}` }))).flat();
+  await p.h.db.device.createMany({ data: devices.map((d) => ({ projectId: t.project.id, provider: 'fcm', platform: 'android', ...d })) });
+
+  const first = await p.startWorker();
+  const res = await p.h.post('/push/send-bulk', { apiKey: t.apiKey.key, body: { userIds: [...new Set(devices.map((d) => d.userId))], templateId: t.templateId, variables: { name: 'x', count: 1 } } });
+  expect(res.status).toBe(202);
+
+  // Kill it once some, but not all, devices were delivered.
+  const deadline = Date.now() + 20_000;
+  while (p.emulator.received().length < 150) {
+    if (Date.now() > deadline) throw new Error(`too slow: ${p.emulator.received().length}\n${first.output.join('')}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await first.stop('SIGKILL');
+  const atKill = await p.h.db.delivery.count({ where: { notificationId: res.body.notificationId, status: 'sent' } });
+  expect(atKill).toBeLessThan(1000);
+
+  await p.startWorker();
+  const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId, 45_000);
+  expect(n.status).toBe('completed');
+  expect(n.stats).toEqual({ recipients: 500, devices: 1000, sent: 1000, failed: 0, invalidTokensRemoved: 0 });
+
+  // Herald's records: exactly one sent delivery per device.
+  const rows = await p.h.db.delivery.groupBy({ by: ['deviceId'], where: { notificationId: res.body.notificationId }, _count: true });
+  expect(rows).toHaveLength(1000);
+  expect(rows.every((r) => r._count === 1)).toBe(true);
+
+  // FCM saw every device; repeats only among the one batch that was in flight.
+  const counts = new Map<string, number>();
+  for (const m of p.emulator.received()) counts.set(m.token!, (counts.get(m.token!) ?? 0) + 1);
+  expect(devices.every((d) => counts.get(d.deviceToken)! >= 1)).toBe(true);
+  const repeated = [...counts.values()].filter((c) => c > 1).length;
+  expect([...counts.values()].every((c) => c <= 2)).toBe(true);
+  expect(repeated).toBeLessThanOrEqual(50);
+}, 90_000);

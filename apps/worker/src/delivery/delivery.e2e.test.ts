@@ -1,0 +1,326 @@
+import { expectError, unique } from '../../../../test/harness';
+import { serviceAccount, startPipeline, type Pipeline } from '../../../../test/pipeline';
+
+/**
+ * The whole pipeline: API (this process) → Postgres + Redis → worker (a child process) → FCM
+ * emulator over a socket, through the production FCM client.
+ */
+let p: Pipeline;
+beforeAll(async () => {
+  p = await startPipeline({ DELIVERY_MAX_ATTEMPTS: '3' });
+  await p.startWorker();
+}, 60_000);
+afterAll(() => p.close());
+
+const devicesFor = (prefix: string, users: number, perUser: number) =>
+  Array.from({ length: users }, (_, u) => Array.from({ length: perUser }, (_, d) => ({ userId: `${prefix}-user-${u}`, deviceToken: `${prefix}-tok-${u}-${d}` }))).flat();
+
+describe('send', () => {
+  it('delivers the exact rendered message to every device of the user', async () => {
+    const t = await p.project();
+    const userId = unique('cust');
+    await p.registerDevices(t.apiKey.key, [
+      { userId, deviceToken: unique('a'), platform: 'android' },
+      { userId, deviceToken: unique('w'), platform: 'web' },
+    ]);
+    const res = await p.h.post('/push/send', {
+      apiKey: t.apiKey.key,
+      body: { userId, templateId: t.templateId, variables: { name: 'Tom & Jerry <3', count: 3 }, imageUrl: 'https://cdn.example.com/a.png', data: { screen: 'chat', unread: 3, meta: { a: 1 } } },
+    });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ notificationId: expect.any(String), status: 'queued' });
+
+    const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+    expect(n).toMatchObject({ id: res.body.notificationId, status: 'completed', templateId: t.templateId, stats: { recipients: 1, devices: 2, sent: 2, failed: 0, invalidTokensRemoved: 0 } });
+    expect(n.completedAt).toEqual(expect.any(String));
+    expect(n.deliveries).toHaveLength(2);
+    for (const d of n.deliveries) {
+      expect(d).toEqual({ userId, deviceId: expect.any(String), platform: expect.any(String), status: 'sent', providerConfigId: t.providers[0].id, providerMessageId: expect.stringMatching(/^projects\/.+\/messages\/\d+$/), error: null });
+    }
+    const devices = (await p.h.get(`/push/devices/${userId}`, { token: t.owner.accessToken, query: { projectId: t.project.id } })).body;
+    for (const device of devices) {
+      const [received] = p.emulator.received({ token: device.deviceToken });
+      expect(received.message).toMatchObject({
+        token: device.deviceToken,
+        notification: { title: 'Hello Tom & Jerry <3', body: 'You have 3 new messages', image: 'https://cdn.example.com/a.png' },
+        // the template's data overlaid by the send's, every value a string
+        data: { screen: 'chat', unread: '3', meta: '{"a":1}' },
+      });
+    }
+  });
+
+  it('a user without devices: failed, with a no_devices delivery', async () => {
+    const t = await p.project();
+    const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId: 'nobody', templateId: t.templateId, variables: { name: 'x', count: 1 } } });
+    const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+    expect(n.status).toBe('failed');
+    expect(n.stats).toEqual({ recipients: 1, devices: 0, sent: 0, failed: 0, invalidTokensRemoved: 0 });
+    expect(n.deliveries).toEqual([{ userId: 'nobody', deviceId: null, platform: null, status: 'no_devices', providerConfigId: null, providerMessageId: null, error: null }]);
+  });
+
+  it('works with a JWT and projectId, and lists notifications newest first', async () => {
+    const t = await p.project();
+    const userId = unique('cust');
+    await p.registerDevices(t.apiKey.key, [{ userId, deviceToken: unique('j') }]);
+    const auth = { token: t.owner.accessToken, query: { projectId: t.project.id } };
+    const first = await p.h.post('/push/send', { ...auth, body: { userId, templateId: t.templateId, variables: { name: 'a', count: 1 } } });
+    const second = await p.h.post('/push/send', { ...auth, body: { userId, templateId: t.templateId, variables: { name: 'b', count: 2 } } });
+    expect([first.status, second.status]).toEqual([202, 202]);
+    await p.waitForNotification(t.apiKey.key, second.body.notificationId);
+    const list = await p.h.get('/push/notifications', { ...auth, query: { projectId: t.project.id, limit: 1 } });
+    expect(list.status).toBe(200);
+    expect(list.body.meta).toEqual({ page: 1, limit: 1, total: 2, totalPages: 2 });
+    expect(list.body.data[0].id).toBe(second.body.notificationId);
+    const viaJwt = await p.h.get(`/push/notifications/${first.body.notificationId}`, auth);
+    expect(viaJwt.status).toBe(200);
+    expectError(await p.h.get(`/push/notifications/${first.body.notificationId}`, { token: t.owner.accessToken }), 400, /projectId/);
+  });
+});
+
+describe('send-bulk', () => {
+  it('500 users × 2 devices: every device exactly once, duplicates in userIds counted once', async () => {
+    const t = await p.project();
+    const prefix = unique('bulk');
+    const devices = devicesFor(prefix, 500, 2);
+    await p.h.db.device.createMany({ data: devices.map((d) => ({ projectId: t.project.id, provider: 'fcm', platform: 'android', ...d })) });
+    const userIds = [...new Set(devices.map((d) => d.userId))];
+    const res = await p.h.post('/push/send-bulk', {
+      apiKey: t.apiKey.key,
+      body: { userIds: [...userIds.slice(0, 499), userIds[0], userIds[499]].slice(0, 500), templateId: t.templateId, variables: { name: 'all', count: 9 } },
+    });
+    // 499 distinct + a duplicate of the first = 500 entries, 499 recipients
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ notificationId: expect.any(String), status: 'queued', recipients: 499 });
+    const all = await p.h.post('/push/send-bulk', { apiKey: t.apiKey.key, body: { userIds, templateId: t.templateId, variables: { name: 'all', count: 9 } } });
+    expect(all.body.recipients).toBe(500);
+
+    const n = await p.waitForNotification(t.apiKey.key, all.body.notificationId);
+    expect(n.status).toBe('completed');
+    expect(n.stats).toEqual({ recipients: 500, devices: 1000, sent: 1000, failed: 0, invalidTokensRemoved: 0 });
+    await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+    for (const d of devices) {
+      const got = p.emulator.received({ token: d.deviceToken }).filter((m) => (m.message as { notification: { title: string } }).notification.title === 'Hello all');
+      // one from each of the two notifications (the first skipped the 500th user)
+      expect(got).toHaveLength(d.userId === userIds[499] ? 1 : 2);
+    }
+  }, 60_000);
+
+  it('refuses 501 user ids with 400 and queues nothing', async () => {
+    const t = await p.project();
+    const before = await p.h.db.notification.count({ where: { projectId: t.project.id } });
+    const res = await p.h.post('/push/send-bulk', { apiKey: t.apiKey.key, body: { userIds: Array.from({ length: 501 }, (_, i) => `u${i}`), templateId: t.templateId, variables: { name: 'x', count: 1 } } });
+    expectError(res, 400, /at most 500/);
+    expect(res.body.details[0].path).toBe('userIds');
+    expect(await p.h.db.notification.count({ where: { projectId: t.project.id } })).toBe(before);
+  });
+});
+
+describe('checks before queuing (CONTRACT §8): a clear 4xx and nothing queued', () => {
+  it('each precondition', async () => {
+    const t = await p.project();
+    const send = (body: Record<string, unknown>) => p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId: 'u1', templateId: t.templateId, variables: { name: 'a', count: 1 }, ...body } });
+    const count = () => p.h.db.notification.count({ where: { projectId: t.project.id } });
+    const jobs = () => p.h.container.queue.getJobCountByTypes('waiting', 'active', 'delayed', 'completed');
+    const [n0, j0] = [await count(), await jobs()];
+
+    expectError(await send({ templateId: '00000000-0000-4000-8000-000000000000' }), 404, 'Template not found');
+    const missing = await send({ variables: { name: 'a' } });
+    expectError(missing, 400, 'Missing template variables: count');
+    expect(missing.body.details).toEqual([{ path: 'variables.count', message: expect.any(String) }]);
+    expectError(await send({ imageUrl: 'ftp://example.com/a.png' }), 400, /imageUrl/);
+    expectError(await send({ imageUrl: 'not a url' }), 400, /imageUrl/);
+    expectError(await send({ templateId: 'nope' }), 400, /templateId/);
+
+    const auth = { token: t.owner.accessToken, query: { projectId: t.project.id } };
+    for (const provider of t.providers) await p.h.put(`/push-config/providers/${provider.id}`, { token: t.owner.accessToken, body: { enabled: false } });
+    expectError(await send({}), 409, 'No enabled push provider is configured for this project');
+    await p.h.put('/push-config', { ...auth, body: { enabled: false } });
+    expectError(await send({}), 409, 'Push notifications are disabled for this project');
+    await p.h.db.pushConfig.delete({ where: { projectId: t.project.id } });
+    expectError(await send({}), 409, 'Push notifications are not configured for this project');
+
+    expect(await count()).toBe(n0);
+    expect(await jobs()).toBe(j0);
+  });
+
+  it("a template of another project is 404; another project's notification is 404", async () => {
+    const a = await p.project();
+    const b = await p.project();
+    expectError(await p.h.post('/push/send', { apiKey: a.apiKey.key, body: { userId: 'u', templateId: b.templateId, variables: { name: 'a', count: 1 } } }), 404);
+    const sent = await p.h.post('/push/send', { apiKey: b.apiKey.key, body: { userId: 'u', templateId: b.templateId, variables: { name: 'a', count: 1 } } });
+    expectError(await p.h.get(`/push/notifications/${sent.body.notificationId}`, { apiKey: a.apiKey.key }), 404);
+    expectError(await p.h.get(`/push/notifications/${sent.body.notificationId}`, { token: a.owner.accessToken, query: { projectId: b.project.id } }), 404);
+  });
+});
+
+describe('delivery semantics', () => {
+  it('prunes unregistered and invalid tokens, counting them', async () => {
+    const t = await p.project();
+    const userId = unique('cust');
+    const good = unique('ok');
+    await p.registerDevices(t.apiKey.key, [
+      { userId, deviceToken: good },
+      { userId, deviceToken: unique('unregistered') },
+      { userId, deviceToken: unique('invalid') },
+    ]);
+    const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId, variables: { name: 'a', count: 1 } } });
+    const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+    expect(n.status).toBe('partially_failed');
+    expect(n.stats).toEqual({ recipients: 1, devices: 3, sent: 1, failed: 2, invalidTokensRemoved: 2 });
+    const left = await p.h.get(`/push/devices/${userId}`, { token: t.owner.accessToken, query: { projectId: t.project.id } });
+    expect(left.body.map((d: { deviceToken: string }) => d.deviceToken)).toEqual([good]);
+  });
+
+  it('routes a sender-mismatched token to the provider of its Firebase project', async () => {
+    const [a, b] = [serviceAccount(), serviceAccount()];
+    p.emulator.setFault({ kind: 'mismatch', project: a.projectId, tokenPrefix: 'bapp-' });
+    const t = await p.project([a, b]);
+    const userId = unique('cust');
+    const fromA = unique('aapp');
+    const fromB = unique('bapp');
+    await p.registerDevices(t.apiKey.key, [
+      { userId, deviceToken: fromA },
+      { userId, deviceToken: fromB },
+    ]);
+    const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId, variables: { name: 'a', count: 1 } } });
+    const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+    expect(n.status).toBe('completed');
+    expect(p.emulator.received({ token: fromA }).map((m) => m.project)).toEqual([a.projectId]);
+    expect(p.emulator.received({ token: fromB }).map((m) => m.project)).toEqual([b.projectId]);
+    const byToken = Object.fromEntries(n.deliveries.map((d: { deviceId: string; providerConfigId: string }) => [d.deviceId, d.providerConfigId]));
+    expect(new Set(Object.values(byToken))).toEqual(new Set([t.providers[0].id, t.providers[1].id]));
+  });
+
+  it('a token no provider accepts (mismatch everywhere) is pruned', async () => {
+    const t = await p.project([serviceAccount(), serviceAccount()]);
+    const userId = unique('cust');
+    await p.registerDevices(t.apiKey.key, [{ userId, deviceToken: unique('mismatch') }]);
+    const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId, variables: { name: 'a', count: 1 } } });
+    const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+    expect(n.stats).toMatchObject({ sent: 0, failed: 1, invalidTokensRemoved: 1 });
+  });
+
+  it('fails over when the first Firebase project is down (after retries)', async () => {
+    const [a, b] = [serviceAccount(), serviceAccount()];
+    p.emulator.setFault({ kind: 'unavailable', project: a.projectId });
+    const t = await p.project([a, b]);
+    const userId = unique('cust');
+    const token = unique('tok');
+    await p.registerDevices(t.apiKey.key, [{ userId, deviceToken: token }]);
+    const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId, variables: { name: 'a', count: 1 } } });
+    const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+    expect(n.status).toBe('completed');
+    expect(n.deliveries[0].providerConfigId).toBe(t.providers[1].id);
+    expect(p.emulator.received({ token }).map((m) => m.project)).toEqual([b.projectId]);
+  });
+
+  it('fails over when the credentials are rejected, and skips a disabled provider', async () => {
+    const [a, b, c] = [serviceAccount(), serviceAccount(), serviceAccount()];
+    p.emulator.setFault({ kind: 'revoked', project: b.projectId });
+    const t = await p.project([a, b, c]);
+    await p.h.put(`/push-config/providers/${t.providers[0].id}`, { token: t.owner.accessToken, body: { enabled: false } });
+    const userId = unique('cust');
+    const token = unique('tok');
+    await p.registerDevices(t.apiKey.key, [{ userId, deviceToken: token }]);
+    const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId, variables: { name: 'a', count: 1 } } });
+    const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+    expect(n.status).toBe('completed');
+    expect(n.deliveries[0].providerConfigId).toBe(t.providers[2].id);
+    expect(p.emulator.received({ token }).map((m) => m.clientEmail)).toEqual([c.clientEmail]);
+  });
+
+  it('503 and 429 tokens are delivered exactly once after retries', async () => {
+    const t = await p.project();
+    const userId = unique('cust');
+    const flaky = `unavailable2-${unique('t')}`;
+    const limited = `ratelimit1-${unique('t')}`;
+    await p.registerDevices(t.apiKey.key, [
+      { userId, deviceToken: flaky },
+      { userId, deviceToken: limited },
+    ]);
+    const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId, variables: { name: 'a', count: 1 } } });
+    const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+    expect(n.status).toBe('completed');
+    expect(n.stats).toMatchObject({ devices: 2, sent: 2, failed: 0 });
+    expect(p.emulator.received({ token: flaky })).toHaveLength(1);
+    expect(p.emulator.received({ token: limited })).toHaveLength(1);
+    const rows = await p.h.db.delivery.findMany({ where: { notificationId: res.body.notificationId } });
+    expect(rows.map((r) => r.attempts).sort()).toEqual([1, 2]);
+  });
+
+  it('a device that keeps failing transiently fails after DELIVERY_MAX_ATTEMPTS', async () => {
+    const t = await p.project();
+    const userId = unique('cust');
+    await p.registerDevices(t.apiKey.key, [{ userId, deviceToken: unique('internal') }]);
+    const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId, variables: { name: 'a', count: 1 } } });
+    const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+    expect(n.status).toBe('failed');
+    expect(n.deliveries[0]).toMatchObject({ status: 'failed', error: expect.any(String) });
+    expect(p.emulator.stats().rejected).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('the same key returns the first response and sends nothing again', async () => {
+    const t = await p.project();
+    const userId = unique('cust');
+    const token = unique('tok');
+    await p.registerDevices(t.apiKey.key, [{ userId, deviceToken: token }]);
+    const key = unique('idem');
+    const body = { userId, templateId: t.templateId, variables: { name: 'a', count: 1 } };
+    const first = await p.h.post('/push/send', { apiKey: t.apiKey.key, body, headers: { 'Idempotency-Key': key } });
+    const again = await p.h.post('/push/send', { apiKey: t.apiKey.key, body, headers: { 'Idempotency-Key': key } });
+    expect(first.status).toBe(202);
+    expect(again.status).toBe(202);
+    expect(again.body).toEqual(first.body);
+    await p.waitForNotification(t.apiKey.key, first.body.notificationId);
+    const concurrent = await Promise.all(Array.from({ length: 5 }, () => p.h.post('/push/send', { apiKey: t.apiKey.key, body, headers: { 'Idempotency-Key': `${key}-c` } })));
+    expect(new Set(concurrent.map((r) => r.body.notificationId)).size).toBe(1);
+    await p.waitForNotification(t.apiKey.key, concurrent[0].body.notificationId);
+    expect(p.emulator.received({ token })).toHaveLength(2);
+    // another project may use the same key
+    const other = await p.project();
+    const theirs = await p.h.post('/push/send', { apiKey: other.apiKey.key, body: { ...body, templateId: other.templateId }, headers: { 'Idempotency-Key': key } });
+    expect(theirs.body.notificationId).not.toBe(first.body.notificationId);
+  });
+});
+
+describe('lost work', () => {
+  it('a notification row whose job was lost is picked up by the sweeper', async () => {
+    const t = await p.project();
+    const userId = unique('cust');
+    const token = unique('tok');
+    await p.registerDevices(t.apiKey.key, [{ userId, deviceToken: token }]);
+    const row = await p.h.db.notification.create({
+      data: { projectId: t.project.id, templateId: t.templateId, userIds: [userId], variables: { name: 'lost', count: 1 }, recipients: 1, createdAt: new Date(Date.now() - 60_000) },
+    });
+    const n = await p.waitForNotification(t.apiKey.key, row.id);
+    expect(n.status).toBe('completed');
+    expect(p.emulator.received({ token })).toHaveLength(1);
+  });
+
+  it('a job without a row delivers nothing', async () => {
+    const before = p.emulator.stats().sendRequests;
+    await p.h.container.queue.add('deliver', { notificationId: '00000000-0000-4000-8000-000000000001' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(p.emulator.stats().sendRequests).toBe(before);
+  });
+});
+
+describe('worker metrics', () => {
+  it('/metrics on the worker reports outcomes, failovers, pruned tokens, provider latency and the queue', async () => {
+    const started = p.workers[0].output.join('').split('\n').find((l) => l.includes('Herald worker started'))!;
+    const { metricsPort } = JSON.parse(started) as { metricsPort: number };
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? NaN);
+    expect(value(/^herald_deliveries_total\{outcome="sent"\} (\d+)/m)).toBeGreaterThan(1000);
+    expect(value(/^herald_deliveries_total\{outcome="invalid_token"\} (\d+)/m)).toBeGreaterThanOrEqual(3);
+    expect(value(/^herald_delivery_failovers_total (\d+)/m)).toBeGreaterThanOrEqual(3);
+    expect(value(/^herald_delivery_retries_total (\d+)/m)).toBeGreaterThanOrEqual(3);
+    expect(value(/^herald_tokens_pruned_total (\d+)/m)).toBeGreaterThanOrEqual(3);
+    expect(value(/^herald_notifications_finished_total\{status="completed"\} (\d+)/m)).toBeGreaterThan(5);
+    expect(text).toMatch(/^herald_provider_batch_duration_seconds_count\{provider="fcm"\} \d+/m);
+    expect(text).toMatch(/^herald_queue_jobs\{state="waiting"\} \d+/m);
+    expect(text).toMatch(/^herald_queue_oldest_waiting_seconds \d/m);
+  });
+});

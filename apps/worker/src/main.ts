@@ -1,0 +1,50 @@
+import { Worker } from 'bullmq';
+import { loadWorkerConfig, loadOrExit } from '@herald/config';
+import { NOTIFICATIONS_QUEUE } from '@herald/core';
+import { createWorkerContainer, type WorkerContainer } from './container';
+import { createWorkerMetrics } from './metrics';
+import { notificationsProcessor } from './processors/notifications.processor';
+import { Sweeper } from './sweeper';
+
+async function main() {
+  const config = loadOrExit(loadWorkerConfig);
+  let queue: WorkerContainer['queue'] | undefined;
+  const metrics = createWorkerMetrics(() => queue!);
+  const c = createWorkerContainer(config, { observe: metrics.observer });
+  queue = c.queue;
+  for (const warning of config.warnings) c.logger.warn(warning);
+  if (config.fcmEmulatorHost) c.logger.warn({ host: config.fcmEmulatorHost }, 'FCM_EMULATOR_HOST is set: sending to the FCM emulator, not to Google');
+
+  const worker = new Worker(NOTIFICATIONS_QUEUE, notificationsProcessor(c.delivery), {
+    connection: c.connection.duplicate(),
+    prefix: config.queuePrefix,
+    concurrency: config.concurrency,
+    lockDuration: config.lockDurationMs,
+    stalledInterval: Math.max(1000, Math.floor(config.lockDurationMs / 2)),
+    maxStalledCount: 5,
+  });
+  worker.on('failed', (job, err) => c.logger.warn({ jobId: job?.id, notificationId: job?.data?.notificationId, err: { message: err.message } }, 'job failed'));
+  worker.on('error', (err) => c.logger.warn({ err: { message: err.message } }, 'worker error'));
+  const stopSweeping = new Sweeper(c.db, c.queue, c.connection, config.queuePrefix, config.sweepIntervalMs, c.logger).start();
+  const metricsServer = config.metricsEnabled ? await metrics.listen(config.metricsPort) : undefined;
+  const metricsPort = (metricsServer?.address() as { port: number } | null)?.port;
+  c.logger.info({ concurrency: config.concurrency, metricsPort }, 'Herald worker started');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    c.logger.info({ signal }, 'shutting down: finishing in-flight jobs');
+    const force = setTimeout(() => process.exit(1), 30_000).unref();
+    stopSweeping();
+    metricsServer?.close();
+    await worker.close();
+    await c.close().catch(() => undefined);
+    clearTimeout(force);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+void main();

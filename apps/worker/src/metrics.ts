@@ -1,0 +1,85 @@
+import http from 'node:http';
+import type { Queue } from 'bullmq';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { DeliveryObserver } from './delivery/delivery.service';
+
+/**
+ * Prometheus metrics of one worker: queue depth and age (read from Redis at scrape time), delivery
+ * outcomes, provider latency, retries, failovers and pruned tokens.
+ */
+export function createWorkerMetrics(queue: () => Queue) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'herald_worker_' });
+  const outcomes = new Counter({ name: 'herald_deliveries_total', help: 'Device deliveries by outcome', labelNames: ['outcome'], registers: [registry] });
+  const retries = new Counter({ name: 'herald_delivery_retries_total', help: 'Deliveries scheduled for a retry after a transient error', registers: [registry] });
+  const failovers = new Counter({ name: 'herald_delivery_failovers_total', help: 'Deliveries moved to the next provider', registers: [registry] });
+  const pruned = new Counter({ name: 'herald_tokens_pruned_total', help: 'Device tokens deleted as invalid', registers: [registry] });
+  const notifications = new Counter({ name: 'herald_notifications_finished_total', help: 'Notifications finished, by final status', labelNames: ['status'], registers: [registry] });
+  const latency = new Histogram({
+    name: 'herald_provider_batch_duration_seconds',
+    help: 'Time to send one batch to a provider',
+    labelNames: ['provider'],
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const messages = new Counter({ name: 'herald_provider_messages_total', help: 'Messages sent to providers', labelNames: ['provider'], registers: [registry] });
+
+  new Gauge({
+    name: 'herald_queue_jobs',
+    help: 'Jobs in the notifications queue by state',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      const counts = await queue().getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+      for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+    },
+  });
+  new Gauge({
+    name: 'herald_queue_oldest_waiting_seconds',
+    help: 'Age of the oldest job waiting to be processed',
+    registers: [registry],
+    async collect() {
+      const [oldest] = await queue().getJobs(['waiting'], 0, 0, true);
+      this.set(oldest ? Math.max(0, (Date.now() - oldest.timestamp) / 1000) : 0);
+    },
+  });
+
+  const observer: DeliveryObserver = {
+    batch(provider, size, seconds) {
+      latency.observe({ provider }, seconds);
+      messages.inc({ provider }, size);
+    },
+    outcomes(d) {
+      outcomes.inc({ outcome: 'sent' }, d.sent.length);
+      outcomes.inc({ outcome: 'failed' }, d.fail.length);
+      outcomes.inc({ outcome: 'invalid_token' }, d.prune.length);
+      pruned.inc(d.prune.length);
+      retries.inc(d.retry.length);
+    },
+    failover(count) {
+      failovers.inc(count);
+    },
+    finished(status) {
+      notifications.inc({ status });
+    },
+  };
+
+  /** Serves /metrics on its own port (workers have no other HTTP surface). */
+  function listen(port: number, host = '0.0.0.0'): Promise<http.Server> {
+    const server = http.createServer(async (req, res) => {
+      if (req.url !== '/metrics') {
+        res.writeHead(404).end();
+        return;
+      }
+      try {
+        const body = await registry.metrics();
+        res.writeHead(200, { 'Content-Type': registry.contentType }).end(body);
+      } catch {
+        res.writeHead(503).end();
+      }
+    });
+    return new Promise((resolve) => server.listen(port, host, () => resolve(server)));
+  }
+
+  return { registry, observer, listen };
+}

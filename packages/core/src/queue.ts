@@ -1,0 +1,37 @@
+import { z } from 'zod';
+
+/**
+ * The contract between the API (producer) and the worker (consumer). Jobs carry ids, never rendered
+ * content: the Postgres rows are the source of truth, so a re-run job sees what was already delivered.
+ */
+export const NOTIFICATIONS_QUEUE = 'notifications';
+
+export const deliverJob = {
+  name: 'deliver',
+  schema: z.object({ notificationId: z.uuid() }),
+  /** BullMQ-level attempts cover crashes and infrastructure errors; per-device retries are `retryJob`s. */
+  options: {
+    attempts: 8,
+    backoff: { type: 'exponential', delay: 2000 },
+    removeOnComplete: { age: 24 * 3600, count: 50_000 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+  },
+} as const;
+
+/** Delayed work: deliveries whose last attempt was transient (or throttled), sent again when due. */
+export const retryJob = {
+  name: 'retry',
+  schema: z.object({ notificationId: z.uuid(), deliveryIds: z.array(z.uuid()).min(1) }),
+  options: {
+    attempts: 8,
+    backoff: { type: 'exponential', delay: 2000 },
+    removeOnComplete: { age: 3600, count: 50_000 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+  },
+} as const;
+
+export type DeliverJobData = z.infer<typeof deliverJob.schema>;
+export type RetryJobData = z.infer<typeof retryJob.schema>;
+
+/** The job id of a notification's deliver job: adding it twice is a no-op while the job exists. */
+export const deliverJobId = (notificationId: string) => `deliver-${notificationId}`;

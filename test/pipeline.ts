@@ -1,0 +1,143 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import path from 'node:path';
+import { startFcmEmulator, type FcmEmulator } from '@herald/fcm-emulator';
+import { startApi, testEnv, unique, type Harness } from './harness';
+import { tenant, type Tenant } from './fixtures';
+
+const WORKER_ENTRY = path.join(__dirname, '../apps/worker/dist/main.js');
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  output: string[];
+  /** Resolves when the worker logged that it started. */
+  ready: Promise<void>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** The worker as its own OS process (the built code), as in production. */
+export function spawnWorker(env: Record<string, string>): WorkerProcess {
+  const child = spawn(process.execPath, [WORKER_ENTRY], { env: testEnv(env) as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: string[] = [];
+  let resolveReady: () => void;
+  const ready = new Promise<void>((r) => (resolveReady = r));
+  const collect = (chunk: Buffer) => {
+    const text = chunk.toString();
+    output.push(text);
+    if (text.includes('Herald worker started')) resolveReady();
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return {
+    child,
+    output,
+    ready,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export interface ServiceAccount {
+  projectId: string;
+  clientEmail: string;
+  privateKey: string;
+  publicKey: string;
+}
+
+export function serviceAccount(projectId = unique('fb')): ServiceAccount {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  return { projectId, clientEmail: `herald@${projectId}.iam.gserviceaccount.com`, privateKey, publicKey };
+}
+
+/**
+ * API (in this process) + worker (child process) + FCM emulator (in this process, over a socket),
+ * with real Postgres and Redis, and a queue prefix of their own so that parallel test files never
+ * consume each other's jobs.
+ */
+export async function startPipeline(workerEnv: Record<string, string> = {}, apiEnv: Record<string, string> = {}) {
+  const emulator: FcmEmulator = await startFcmEmulator({ port: 0 });
+  const queuePrefix = `${process.env.QUEUE_PREFIX}-${unique('p')}`;
+  const h: Harness = await startApi({ FCM_EMULATOR_HOST: emulator.host, QUEUE_PREFIX: queuePrefix, ...apiEnv });
+  const baseWorkerEnv = {
+    FCM_EMULATOR_HOST: emulator.host,
+    QUEUE_PREFIX: queuePrefix,
+    DELIVERY_RETRY_BASE_MS: '50',
+    WORKER_LOCK_DURATION_MS: '2000',
+    SWEEP_INTERVAL_MS: '1000',
+    METRICS_PORT: '0',
+    LOG_LEVEL: 'info',
+    ...workerEnv,
+  };
+  const workers: WorkerProcess[] = [];
+
+  const p = {
+    h,
+    emulator,
+    queuePrefix,
+    workers,
+    async startWorker(extra: Record<string, string> = {}) {
+      const w = spawnWorker({ ...baseWorkerEnv, ...extra });
+      workers.push(w);
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`worker did not start:\n${w.output.join('')}`)), 15_000);
+      });
+      await Promise.race([w.ready, timeout]).finally(() => clearTimeout(timer));
+      return w;
+    },
+
+    /** A tenant with push config, one provider per service account (priority in order) and a template. */
+    async project(accounts: ServiceAccount[] = [serviceAccount()], template = { title: 'Hello {{name}}', body: 'You have {{count}} new messages', data: { screen: 'inbox' } as Record<string, unknown> }) {
+      const t: Tenant = await tenant(h);
+      const auth = { token: t.owner.accessToken, query: { projectId: t.project.id } };
+      expect((await h.post('/push-config', { ...auth, body: {} })).status).toBe(201);
+      const providers = [];
+      for (const [i, a] of accounts.entries()) {
+        emulator.addServiceAccount({ projectId: a.projectId, clientEmail: a.clientEmail, publicKey: a.publicKey });
+        const res = await h.post('/push-config/providers', {
+          ...auth,
+          body: { provider: 'fcm', name: `fcm-${i}`, priority: i + 1, config: { projectId: a.projectId, clientEmail: a.clientEmail, privateKey: a.privateKey } },
+        });
+        expect(res.status).toBe(201);
+        providers.push(res.body as { id: string });
+      }
+      const tpl = await h.post('/push-templates', { token: t.owner.accessToken, body: { projectId: t.project.id, name: unique('tpl'), ...template } });
+      expect(tpl.status).toBe(201);
+      return { ...t, providers, templateId: tpl.body.id as string };
+    },
+
+    async registerDevices(apiKey: string, devices: { userId: string; deviceToken: string; platform?: string }[]) {
+      for (const d of devices) {
+        const res = await h.post('/push/register-device', { apiKey, body: { provider: 'fcm', platform: 'android', ...d } });
+        expect([200, 201]).toContain(res.status);
+      }
+    },
+
+    /** Polls the notification until it is no longer queued or processing. */
+    async waitForNotification(apiKey: string, notificationId: string, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const res = await h.get(`/push/notifications/${notificationId}`, { apiKey });
+        if (res.status === 200 && !['queued', 'processing'].includes(res.body.status)) return res.body;
+        if (Date.now() > deadline) throw new Error(`notification ${notificationId} still ${res.body?.status} after ${timeoutMs} ms; worker output:\n${workers.map((w) => w.output.join('')).join('\n')}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+
+    async close() {
+      await Promise.all(workers.map((w) => w.stop('SIGTERM')));
+      await h.close();
+      await emulator.close();
+    },
+  };
+  return p;
+}
+
+export type Pipeline = Awaited<ReturnType<typeof startPipeline>>;
