@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { loadApiConfig, type ApiConfig } from '@herald/config';
-import { createApp } from '../apps/api/src/app';
+import { answerClientErrors, createApp } from '../apps/api/src/app';
 import { createContainer, type ApiContainer } from '../apps/api/src/container';
 import { REDACT_PATHS } from '../apps/api/src/logger';
 import { waitForRedis } from '../apps/api/src/redis';
@@ -76,6 +76,7 @@ export async function startApi(envOverrides: Record<string, string> = {}) {
   const container: ApiContainer = createContainer(config, { logger });
   await waitForRedis(container.redis, 5000);
   const server: Server = createApp(container).listen(0, '127.0.0.1');
+  answerClientErrors(server);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const responses: string[] = [];

@@ -1,19 +1,10 @@
-import { ConfigError, loadApiConfig } from '@herald/config';
-import { createApp } from './app';
+import { loadApiConfig, loadOrExit } from '@herald/config';
+import { answerClientErrors, createApp } from './app';
 import { createContainer } from './container';
 import { waitForRedis } from './redis';
 
 async function main() {
-  let config;
-  try {
-    config = loadApiConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadOrExit(loadApiConfig);
   const c = createContainer(config);
   for (const warning of config.warnings) c.logger.warn(warning);
   if (!config.mail.smtpUrl) c.logger.warn('SMTP_URL is not set: e-mails are written to this log');
@@ -21,6 +12,7 @@ async function main() {
   if (!(await waitForRedis(c.redis, 5000))) c.logger.error('Redis is not reachable yet; requests needing it answer 503');
 
   const server = createApp(c).listen(config.port, () => c.logger.info({ port: config.port }, 'Herald API listening'));
+  answerClientErrors(server);
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
 
   let stopping = false;

@@ -61,6 +61,14 @@ const workerSchema = z.object({
   /** Messages per minute per project that the worker sends to FCM (FCM's default quota is 600k/min). */
   FCM_RATE_PER_MINUTE: intFrom(600_000, 1),
   METRICS_PORT: intFrom(9464),
+  /** First retry delay for transient FCM errors; doubles per attempt (with jitter), capped at 5 minutes. */
+  DELIVERY_RETRY_BASE_MS: intFrom(1000, 1),
+  /** Messages per provider request batch. */
+  DELIVERY_BATCH_SIZE: intFrom(500, 1),
+  /** How long a job lock lives without renewal: a killed worker's job is taken over after this. */
+  WORKER_LOCK_DURATION_MS: intFrom(30_000, 1000),
+  /** How often queued notifications whose job was lost are looked for. */
+  SWEEP_INTERVAL_MS: intFrom(30_000, 100),
 });
 
 export interface EncryptionKeys {
@@ -99,6 +107,10 @@ export interface WorkerConfig extends CommonConfig {
   deliveryMaxAttempts: number;
   fcmRatePerMinute: number;
   metricsPort: number;
+  retryBaseMs: number;
+  batchSize: number;
+  lockDurationMs: number;
+  sweepIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -212,6 +224,10 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     deliveryMaxAttempts: e.DELIVERY_MAX_ATTEMPTS,
     fcmRatePerMinute: e.FCM_RATE_PER_MINUTE,
     metricsPort: e.METRICS_PORT,
+    retryBaseMs: e.DELIVERY_RETRY_BASE_MS,
+    batchSize: e.DELIVERY_BATCH_SIZE,
+    lockDurationMs: e.WORKER_LOCK_DURATION_MS,
+    sweepIntervalMs: e.SWEEP_INTERVAL_MS,
   };
 }
 
@@ -221,4 +237,15 @@ export function loadMigrateConfig(env: Env = process.env): { databaseUrl: string
   const warnings: string[] = [];
   const databaseUrl = required('DATABASE_URL', e.DATABASE_URL, e.NODE_ENV === 'production', () => DEV_DATABASE_URL, warnings, `using ${DEV_DATABASE_URL}`);
   return { databaseUrl, warnings };
+}
+
+/** For process entry points: the config, or a message naming what is wrong and exit code 1. */
+export function loadOrExit<T>(load: () => T): T {
+  try {
+    return load();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(err.message);
+    process.exit(1);
+  }
 }

@@ -2,6 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response, Router } from 'ex
 import { z } from 'zod';
 import { AppError, type ErrorDetail } from '@herald/core';
 import type { AccessDenial, ProjectAccess, ProjectGate, ProjectNeed } from './access';
+import { checkInput } from './input-guard';
 import type { AuthMode, Authenticator, Caller } from './caller';
 
 type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -95,6 +96,7 @@ export function validationError(error: z.ZodError, where: string): AppError {
 
 function parse(schema: AnySchema | undefined, value: unknown, where: string) {
   if (!schema) return undefined;
+  checkInput(value, where);
   const result = schema.safeParse(value);
   if (!result.success) throw validationError(result.error, where);
   return result.data;

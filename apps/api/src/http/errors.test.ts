@@ -111,3 +111,18 @@ it('500: an unexpected exception is logged with the request id and answered with
     server.close();
   }
 });
+
+it('431 and 400 from the HTTP parser carry the error body too', async () => {
+  const huge = await h.get('/health', { headers: { 'x-filler': 'x'.repeat(20_000) } });
+  expect(huge.status).toBe(431);
+  expect(huge.body).toEqual({ statusCode: 431, message: 'Request headers are too large', error: 'Request Header Fields Too Large' });
+  const net = await import('node:net');
+  const raw = await new Promise<string>((resolve) => {
+    const socket = net.connect(Number(new URL(h.url).port), '127.0.0.1', () => socket.write('GARBAGE\r\n\r\n'));
+    let data = '';
+    socket.on('data', (c) => (data += c));
+    socket.on('close', () => resolve(data));
+  });
+  expect(raw).toMatch(/^HTTP\/1.1 400 Bad Request/);
+  expect(JSON.parse(raw.split('\r\n\r\n')[1])).toEqual({ statusCode: 400, message: 'Malformed HTTP request', error: 'Bad Request' });
+});

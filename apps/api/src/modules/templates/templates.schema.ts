@@ -77,10 +77,16 @@ export const idParams = z.object({ id: uuid('id') });
 export const projectParams = z.object({ projectId: uuid('projectId') });
 export const projectQuery = z.object({ projectId: uuid('projectId').optional() });
 
+/** As for sends: a preview renders every variable into the answer, so its input is bounded too. */
+export const PREVIEW_VARIABLES_MAX_BYTES = 64 * 1024;
+
 export const previewBody = z.object({
   templateId: uuid('templateId'),
   projectId: uuid('projectId').optional(),
-  variables: z.record(z.string(), z.unknown(), { error: 'variables must be an object of names to values' }).optional(),
+  variables: z
+    .record(z.string(), z.unknown(), { error: 'variables must be an object of names to values' })
+    .refine((v) => Buffer.byteLength(JSON.stringify(v), 'utf8') <= PREVIEW_VARIABLES_MAX_BYTES, `variables must be at most ${PREVIEW_VARIABLES_MAX_BYTES} bytes as JSON`)
+    .optional(),
 });
 
 export const importQuery = z.object({

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import multer from 'multer';
 import { AppError } from '@herald/core';
+import { checkInput } from '../../http/input-guard';
 import { IMPORT_MAX_BYTES } from './templates.schema';
 
 export const FILE_FIELD = 'file';
@@ -47,9 +48,12 @@ export function uploadedJson(req: Request): unknown {
   const file = req.file;
   if (!file) throw AppError.badRequest(`Missing the file part "${FILE_FIELD}" (a JSON file exported by GET /push-templates/export/{projectId})`);
   const text = file.buffer.toString('utf8').replace(/^\uFEFF/, '');
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
     throw AppError.badRequest('The import file is not valid JSON');
   }
+  checkInput(parsed, 'import file');
+  return parsed;
 }
