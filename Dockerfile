@@ -10,6 +10,7 @@ COPY packages/core/package.json packages/core/
 COPY packages/db/package.json packages/db/
 COPY packages/providers/package.json packages/providers/
 COPY packages/fcm-emulator/package.json packages/fcm-emulator/
+COPY packages/client/package.json packages/client/
 RUN pnpm install --frozen-lockfile
 COPY . .
 RUN pnpm build && pnpm prune --prod --ignore-scripts

@@ -1,9 +1,13 @@
 import { startApi, type Harness } from './harness';
 import { tenant, type Tenant } from './fixtures';
 import type { IsolationTable } from './isolation/types';
+import { projectsTable } from './isolation/projects';
+import { pushTable } from './isolation/push';
+import { pushConfigTable } from './isolation/push-config';
+import { templatesTable } from './isolation/templates';
 
 // Each module's routes. Add yours here.
-const tables: Record<string, IsolationTable> = {};
+const tables: Record<string, IsolationTable> = { projects: projectsTable, 'push-config': pushConfigTable, templates: templatesTable, push: pushTable };
 
 let h: Harness;
 let victim: Tenant;
@@ -46,5 +50,11 @@ describe.each(cases)('%s', (_label, c) => {
     const res = await call({ apiKey: stranger.apiKey.key });
     expect(c.acceptsKey ? [403, 404] : [401, 403, 404]).toContain(res.status);
     expect(res.text).not.toContain(victim.project.name);
+  });
+});
+
+describe('after every case', () => {
+  it("the victim's data is untouched", async () => {
+    for (const table of Object.values(tables)) await table.verify?.(h, ids);
   });
 });

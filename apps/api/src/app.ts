@@ -1,12 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import cors from 'cors';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
+import { errorBody, reasonPhrase } from '@herald/core';
 import type { ApiContainer } from './container';
 import { mountRoutes } from './http/define-route';
 import { errorHandler, notFoundHandler } from './http/errors';
+import { createApiMetrics } from './http/metrics';
 import { mountHealth } from './modules/health/health.routes';
+import { buildOpenApiDocument } from './openapi/document';
+import { mountApiDocs } from './openapi/serve';
 import { apiRoutes } from './routes';
 
 export const BODY_LIMIT = '1mb';
@@ -27,18 +33,37 @@ export function createApp(c: ApiContainer): Express {
         return id;
       },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
-      autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/ready' },
+      autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/ready' || req.url === '/metrics' },
     }),
   );
+  const metrics = c.config.metricsEnabled ? createApiMetrics() : undefined;
+  if (metrics) app.use(metrics.middleware);
   app.use(helmet());
   app.use(cors({ origin: c.config.corsOrigins.length ? c.config.corsOrigins : false, exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After'] }));
   app.use(express.json({ limit: BODY_LIMIT }));
 
   const router = express.Router();
+  const routes = apiRoutes(c);
   mountHealth(router, c);
-  mountRoutes(router, apiRoutes(c), { authenticator: c.authenticator, gate: c.gate });
+  if (metrics) router.get('/metrics', metrics.handler);
+  mountApiDocs(router, () => buildOpenApiDocument(routes));
+  mountRoutes(router, routes, { authenticator: c.authenticator, gate: c.gate });
   app.use(router);
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;
+}
+
+/**
+ * Requests Node rejects before Express sees them (headers over 16 KB → 431, malformed request lines
+ * → 400) still leave with the contract's error body.
+ */
+export function answerClientErrors(server: Server) {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || (err.code === 'ECONNRESET' && !socket.readable)) return void socket.destroy();
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const message = status === 431 ? 'Request headers are too large' : status === 408 ? 'Request timeout' : 'Malformed HTTP request';
+    const body = JSON.stringify(errorBody(status, message));
+    socket.end(`HTTP/1.1 ${status} ${reasonPhrase(status)}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
 }

@@ -1,8 +1,24 @@
 import type { ApiContainer } from './container';
 import type { RouteDefinition } from './http/define-route';
+import { apiKeyRoutes } from './modules/api-keys/api-keys.routes';
 import { authRoutes } from './modules/auth/auth.routes';
+import { deviceRoutes } from './modules/devices/devices.routes';
+import { notificationRoutes } from './modules/notifications/notifications.routes';
+import { inviteRoutes } from './modules/invites/invites.routes';
+import { projectRoutes } from './modules/projects/projects.routes';
+import { pushConfigRoutes } from './modules/push-config/push-config.routes';
+import { templateRoutes } from './modules/templates/templates.routes';
 
 /** Every route of the API, in mounting order (static paths before parameterised ones). */
 export function apiRoutes(c: ApiContainer): RouteDefinition[] {
-  return [...authRoutes(c.auth, c.limiter, c.config.rateLimits)];
+  return [
+    ...authRoutes(c.auth, c.limiter, c.config.rateLimits),
+    ...deviceRoutes(c),
+    ...notificationRoutes(c),
+    ...inviteRoutes(c),
+    ...projectRoutes(c),
+    ...apiKeyRoutes(c),
+    ...pushConfigRoutes(c),
+    ...templateRoutes(c),
+  ];
 }

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { idempotencyKey } from '../modules/notifications/notifications.schema';
+import { IMPORT_MAX_BYTES } from '../modules/templates/templates.schema';
+import { FILE_FIELD } from '../modules/templates/templates.upload';
+import type { OpenAPIV3_1 } from 'openapi-types';
+
+/**
+ * What a route definition cannot say about itself: the errors its service throws (409s, a 401 for
+ * a wrong password…), a second success status chosen by `reply()`, a header read by the handler,
+ * a multipart body parsed by a `before` middleware. Everything else in the document is derived from
+ * the definitions. Keyed by `METHOD /openapi/{path}`; a test fails on a key that names no operation.
+ */
+export interface OperationNotes {
+  description?: string;
+  /** Error statuses beyond those the definition implies (or a sharper description of one it implies). */
+  errors?: Record<number, string>;
+  /** Success statuses other than `spec.status`, answered through `reply()`. */
+  alsoSuccess?: Record<number, string>;
+  headers?: OpenAPIV3_1.ParameterObject[];
+  requestBody?: OpenAPIV3_1.RequestBodyObject;
+}
+
+function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input' });
+  return rest;
+}
+
+const idempotencyHeader = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Any string up to 255 characters. The same key for the same project within 24 h answers the first response ' +
+    '(same status, same `notificationId`) and sends nothing again, also under concurrent requests.',
+  schema: jsonSchema(idempotencyKey),
+} as OpenAPIV3_1.ParameterObject;
+
+const sendErrors = {
+  400: 'Invalid input, or template variables missing (`Missing template variables: …`, one `details` entry each)',
+  404: 'Template not found (or not of this project), or a project the caller does not belong to',
+  409: 'Push notifications are not configured for this project | Push notifications are disabled for this project | No enabled push provider is configured for this project',
+};
+
+export const operationNotes: Record<string, OperationNotes> = {
+  'POST /auth/signup': { errors: { 409: 'An account with this email already exists' } },
+  'POST /auth/signin': { errors: { 401: 'Invalid email or password' } },
+  'POST /auth/refresh': {
+    description: 'Rotates the refresh token: the one presented is spent. Presenting a spent token again revokes its whole session.',
+    errors: { 401: 'Invalid refresh token (unknown, spent, revoked or expired)' },
+  },
+  'POST /auth/request-password-reset': { description: 'Answers the same whether or not the e-mail has an account.' },
+  'POST /auth/reset-password': { errors: { 400: 'Invalid input, or an unknown, used or expired (1 h) reset token' } },
+  'POST /auth/change-password': { errors: { 400: 'Invalid input, or the current password is incorrect' } },
+  'POST /projects': { errors: { 403: 'Only accounts with the role project_admin may create projects' } },
+  'DELETE /projects/{projectId}/members/{userId}': { errors: { 400: 'Invalid input, or the owner cannot be removed' } },
+  'POST /projects/invite': { errors: { 409: 'Already a member of the project, or an invite to this e-mail is pending' } },
+  'POST /projects/accept-invite': {
+    description: 'A new e-mail creates the account from firstName, lastName and password. For an existing account, `password` must be its password and the names are ignored.',
+    errors: { 400: 'Invalid input, or an unknown, used, cancelled or expired invite token', 401: 'The password of the existing account is wrong', 409: 'An account with this email already exists' },
+  },
+  'POST /projects/resend-invite/{inviteId}': { errors: { 403: 'Only project_admin members may resend invites', 409: 'Only a pending invite can be resent' } },
+  'DELETE /projects/cancel-invite/{inviteId}': { errors: { 403: 'Only project_admin members may cancel invites', 409: 'Only a pending invite can be cancelled' } },
+  'POST /push-templates': { errors: { 409: 'A template with this name already exists in the project' } },
+  'PUT /push-templates/{id}': { errors: { 400: 'Invalid input, or `projectId cannot be updated`', 409: 'A template with this name already exists in the project' } },
+  'POST /push-templates/import/{projectId}': {
+    description:
+      'Part `file`: a JSON file in the shape of the export (`TemplateExport`); only `name`, `title`, `body` and `data` of each template are read, ids and projectId are ignored. ' +
+      'At most 1000 templates; nothing is imported when an entry is invalid. `mode=skip` (default) keeps a template of the same name as it is, `mode=overwrite` replaces its content.',
+    errors: { 413: `The file is over ${IMPORT_MAX_BYTES} bytes (1 MiB)`, 415: 'Not multipart/form-data, or the file part is not application/json' },
+    requestBody: {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: {
+            type: 'object',
+            required: [FILE_FIELD],
+            properties: { [FILE_FIELD]: { type: 'string', contentMediaType: 'application/json', description: 'The export file (MIME type application/json)' } },
+          },
+          encoding: { [FILE_FIELD]: { contentType: 'application/json' } },
+        },
+      },
+    },
+  },
+  'POST /push-config': { errors: { 409: 'The project already has a push config' } },
+  'POST /push-config/providers': { errors: { 400: 'Invalid input, or `config` does not match the provider schema (e.g. `privateKey` is not a PEM private key)' } },
+  'PUT /push-config/providers/priorities': { errors: { 400: 'Invalid input, or a provider id not of this project (nothing is changed)' } },
+  'PUT /push-config/providers/{providerConfigId}': {
+    description: 'A partial `config` is merged into the stored one.',
+    errors: {
+      400: 'Invalid input, or `Provider type cannot be changed`',
+      403: 'Only project_admin members may change providers',
+      409: 'The stored credentials cannot be decrypted (send the complete config to replace them)',
+    },
+  },
+  'DELETE /push-config/providers/{providerConfigId}': { errors: { 403: 'Only project_admin members may delete providers' } },
+  'POST /push-config/providers/{providerConfigId}/test': {
+    description: 'Asks the provider for an access token with the stored credentials. A rejection is a 200 with `ok: false` and the reason.',
+    errors: { 403: 'Only project_admin members may test providers' },
+  },
+  'POST /push/register-device': {
+    description: 'One record per (project, provider, deviceToken): registering a known token again moves it to the given userId and platform. Safe to call on every app launch.',
+    alsoSuccess: { 200: 'The token was already registered (updated)' },
+  },
+  'POST /push-templates/preview': { errors: { 404: 'Template not found (or not of this project), or a project the caller does not belong to' } },
+  'POST /push/send': { headers: [idempotencyHeader], errors: sendErrors },
+  'POST /push/send-bulk': { headers: [idempotencyHeader], errors: { ...sendErrors, 400: `${sendErrors[400]}; more than 500 userIds` } },
+};

@@ -1,0 +1,88 @@
+import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
+import type { components, operations, paths } from './schema';
+
+export type { components, operations, paths } from './schema';
+
+type Schemas = components['schemas'];
+export type ApiError = Schemas['Error'];
+export type Device = Schemas['Device'];
+export type Notification = Schemas['Notification'];
+export type NotificationSummary = Schemas['NotificationSummary'];
+export type Delivery = Schemas['Delivery'];
+export type SendAccepted = Schemas['SendAccepted'];
+export type Template = Schemas['Template'];
+export type TemplatePreview = Schemas['TemplatePreview'];
+export type Provider = Schemas['Provider'];
+export type PushConfig = Schemas['PushConfig'];
+export type Project = Schemas['Project'];
+export type ApiKey = Schemas['ApiKey'];
+export type Tokens = Schemas['Tokens'];
+export type User = Schemas['User'];
+
+export type HeraldClient = Client<paths>;
+
+export interface HeraldClientOptions extends Omit<ClientOptions, 'baseUrl'> {
+  /** Where Herald listens, e.g. `https://herald.example.com`. */
+  baseUrl: string;
+  /** A project API key (backends): sent as `x-api-key`. */
+  apiKey?: string;
+  /** A dashboard user's access token, or a function returning the current one (after refreshes). */
+  accessToken?: string | (() => string | undefined);
+}
+
+/**
+ * A typed client for every Herald operation (openapi-fetch over the generated `paths`):
+ * `client.POST('/push/send', { body })` resolves to `{ data, error, response }`, where `data` is
+ * the typed success body and `error` the `{ statusCode, message, error, details? }` body.
+ */
+export function createHeraldClient({ apiKey, accessToken, ...options }: HeraldClientOptions): HeraldClient {
+  const client = createClient<paths>(options);
+  client.use({
+    onRequest({ request }) {
+      if (apiKey) request.headers.set('x-api-key', apiKey);
+      const token = typeof accessToken === 'function' ? accessToken() : accessToken;
+      if (token) request.headers.set('authorization', `Bearer ${token}`);
+      return request;
+    },
+  });
+  return client;
+}
+
+/** An error answer of the API, thrown by the helpers below (the plain client returns it as `error`). */
+export class HeraldApiError extends Error {
+  override name = 'HeraldApiError';
+  constructor(
+    readonly status: number,
+    readonly body: ApiError | undefined,
+  ) {
+    super(body?.message ?? `Herald answered ${status}`);
+  }
+}
+
+export const FINAL_STATUSES = ['completed', 'partially_failed', 'failed'] as const;
+
+export interface WaitOptions {
+  /** With a bearer token: the notification's project. */
+  projectId?: string;
+  /** Give up after this long (default 60 s). */
+  timeoutMs?: number;
+  /** Time between two reads (default 1 s). */
+  intervalMs?: number;
+}
+
+/**
+ * Polls `GET /push/notifications/{id}` until the notification is final (`completed`,
+ * `partially_failed` or `failed`) and returns it, with its per-device deliveries.
+ */
+export async function waitForNotification(client: HeraldClient, notificationId: string, { projectId, timeoutMs = 60_000, intervalMs = 1000 }: WaitOptions = {}): Promise<Notification> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { data, error, response } = await client.GET('/push/notifications/{notificationId}', {
+      params: { path: { notificationId }, query: projectId ? { projectId } : {} },
+    });
+    if (error || !data) throw new HeraldApiError(response.status, error);
+    if ((FINAL_STATUSES as readonly string[]).includes(data.status)) return data;
+    if (Date.now() + intervalMs > deadline) throw new Error(`Notification ${notificationId} is still ${data.status} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
