@@ -1,3 +1,4 @@
+import { apiRoutes } from '../apps/api/src/routes';
 import { startApi, type Harness } from './harness';
 import { tenant, type Tenant } from './fixtures';
 import type { IsolationTable } from './isolation/types';
@@ -57,4 +58,19 @@ describe('after every case', () => {
   it("the victim's data is untouched", async () => {
     for (const table of Object.values(tables)) await table.verify?.(h, ids);
   });
+});
+
+/**
+ * Every route that reaches into a project — it names one (`project` in its definition) or takes a
+ * resource id in its path — must have a row in the table, so that a new route cannot skip the check.
+ */
+it('the table covers every project-scoped route', () => {
+  const sample = Object.fromEntries(Object.keys(ids).map((k) => [k, ids[k]]));
+  const covered = cases.map(([, c]) => `${c.method} ${c.path(sample)}`);
+  const scoped = apiRoutes(h.container).filter(({ spec }) => spec.auth !== 'none' && (spec.project || /:(?!provider$)\w+/.test(spec.path)));
+  const uncovered = scoped.filter(({ spec }) => {
+    const pattern = new RegExp(`^${spec.method.toUpperCase()} ${spec.path.replace(/:\w+/g, '[^/]+')}$`);
+    return !covered.some((c) => pattern.test(c));
+  });
+  expect(uncovered.map(({ spec }) => `${spec.method.toUpperCase()} ${spec.path}`)).toEqual([]);
 });

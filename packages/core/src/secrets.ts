@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /** A URL-safe random token with `bytes` bytes of entropy. */
 export const randomToken = (bytes = 32) => randomBytes(bytes).toString('base64url');
@@ -9,12 +9,6 @@ export const randomToken = (bytes = 32) => randomBytes(bytes).toString('base64ur
  */
 export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
-/** Constant-time string comparison for secrets of possibly different lengths. */
-export function safeEqual(a: string, b: string): boolean {
-  const ha = createHash('sha256').update(a).digest();
-  const hb = createHash('sha256').update(b).digest();
-  return timingSafeEqual(ha, hb) && a.length === b.length;
-}
 
 /** API keys: `hk_` + 40 base62 characters (~238 bits). The first 11 characters are shown as its prefix. */
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

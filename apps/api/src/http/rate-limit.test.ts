@@ -1,0 +1,66 @@
+import { expectError, PASSWORD, startApi, unique, uniqueEmail, type Harness } from '../../../../test/harness';
+import { createApiKey, tenant } from '../../../../test/fixtures';
+
+/** CONTRACT §10 with its default limits, on an API with its own Redis key prefix. */
+let h: Harness;
+beforeAll(async () => {
+  h = await startApi({
+    QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-${unique('rl')}`,
+    RATE_LIMIT_AUTH: '10',
+    RATE_LIMIT_SIGNUP: '30',
+    RATE_LIMIT_SEND: '100',
+    RATE_LIMIT_SEND_BULK: '10',
+  });
+});
+afterAll(() => h.close());
+
+function expect429(res: Awaited<ReturnType<Harness['post']>>, limit: number) {
+  expectError(res, 429);
+  expect(res.body.error).toBe('Too Many Requests');
+  expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+  expect(res.headers.get('ratelimit-policy')).toMatch(new RegExp(`q=${limit}`));
+  expect(res.headers.get('ratelimit')).toMatch(/r=0/);
+}
+
+it('sign-in: 10 per minute per IP and e-mail, whether or not the password is right', async () => {
+  const u = await h.signup();
+  for (let i = 0; i < 10; i++) expect((await h.post('/auth/signin', { body: { email: u.email, password: i % 2 ? PASSWORD : 'wrong password' } })).status).not.toBe(429);
+  expect429(await h.post('/auth/signin', { body: { email: u.email, password: PASSWORD } }), 10);
+  // the same address in another case is the same account
+  expect429(await h.post('/auth/signin', { body: { email: u.email.toUpperCase(), password: PASSWORD } }), 10);
+  // another account from the same IP is not blocked
+  const other = await h.signup();
+  expect((await h.post('/auth/signin', { body: { email: other.email, password: PASSWORD } })).status).toBe(200);
+});
+
+it('password reset requests: 10 per minute per IP and e-mail', async () => {
+  const email = uniqueEmail('reset');
+  for (let i = 0; i < 10; i++) expect((await h.post('/auth/request-password-reset', { body: { email } })).status).toBe(200);
+  expect429(await h.post('/auth/request-password-reset', { body: { email } }), 10);
+});
+
+it('send-bulk: 10 per minute per credential; send: 100', async () => {
+  const t = await tenant(h);
+  const key = (await createApiKey(h, t.project.id)).key;
+  const bulk = { userIds: ['u1'], templateId: '00000000-0000-4000-8000-000000000000' };
+  for (let i = 0; i < 10; i++) expect((await h.post('/push/send-bulk', { apiKey: key, body: bulk })).status).not.toBe(429);
+  expect429(await h.post('/push/send-bulk', { apiKey: key, body: bulk }), 10);
+  // the user behind a JWT has a budget of their own
+  expect((await h.post('/push/send-bulk', { token: t.owner.accessToken, query: { projectId: t.project.id }, body: bulk })).status).not.toBe(429);
+
+  const send = { userId: 'u1', templateId: '00000000-0000-4000-8000-000000000000' };
+  for (let i = 0; i < 100; i++) expect((await h.post('/push/send', { apiKey: key, body: send })).status).not.toBe(429);
+  expect429(await h.post('/push/send', { apiKey: key, body: send }), 100);
+});
+
+it('sign-up: 30 per minute per IP, counting refused attempts too', async () => {
+  const own = await startApi({ QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-${unique('su')}`, RATE_LIMIT_SIGNUP: '30' });
+  try {
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) statuses.push((await own.post('/auth/signup', { body: { email: uniqueEmail('su'), password: 'short' } })).status);
+    expect(statuses.every((s) => s === 400)).toBe(true);
+    expect429(await own.post('/auth/signup', { body: { email: uniqueEmail('su'), password: PASSWORD, firstName: 'A', lastName: 'B' } }), 30);
+  } finally {
+    await own.close();
+  }
+});
