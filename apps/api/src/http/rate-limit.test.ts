@@ -1,4 +1,4 @@
-import { expectError, PASSWORD, startApi, unique, uniqueEmail, type Harness } from '../../../../test/harness';
+import { expectError, PASSWORD, startApi, unique, uniqueEmail, type ApiResponse, type Harness } from '../../../../test/harness';
 import { createApiKey, tenant } from '../../../../test/fixtures';
 
 /** CONTRACT §10 with its default limits, on an API with its own Redis key prefix. */
@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-function expect429(res: Awaited<ReturnType<Harness['post']>>, limit: number) {
+function expect429(res: ApiResponse, limit: number) {
   expectError(res, 429);
   expect(res.body.error).toBe('Too Many Requests');
   expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
