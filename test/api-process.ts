@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { testEnv, type ApiResponse, type RequestOptions } from './harness';
+import { httpRequest, testEnv, type ApiResponse, type RequestOptions } from './harness';
 import { freePort, waitUntil } from './services';
 
 const API_ENTRY = path.join(__dirname, '../apps/api/dist/main.js');
@@ -22,26 +22,7 @@ export async function spawnApi(env: Record<string, string>) {
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const url = `http://127.0.0.1:${port}`;
 
-  async function request<T = any>(method: string, route: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = { ...opts.headers };
-    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
-    let body: string | undefined;
-    if (opts.body !== undefined) {
-      body = JSON.stringify(opts.body);
-      headers['content-type'] = 'application/json';
-    }
-    const qs = opts.query ? `?${new URLSearchParams(Object.entries(opts.query).flatMap(([k, v]): [string, string][] => (v === undefined ? [] : [[k, String(v)]])))}` : '';
-    const res = await fetch(url + route + qs, { method, headers, body });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      /* not JSON */
-    }
-    return { status: res.status, body: parsed as T, headers: res.headers, text };
-  }
+  const request = <T = any>(method: string, route: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> => httpRequest<T>(url, method, route, opts);
 
   const api = {
     url,

@@ -40,6 +40,33 @@ export interface Session {
   refreshToken: string;
 }
 
+/** One request over a real socket; the body is parsed as JSON when it is JSON. */
+export async function httpRequest<T = any>(baseUrl: string, method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
+  let body: string | Buffer | FormData | undefined;
+  if (opts.raw !== undefined) {
+    body = opts.raw;
+    if (opts.contentType) headers['content-type'] = opts.contentType;
+  } else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] = 'application/json';
+  }
+  const qs = opts.query
+    ? '?' + new URLSearchParams(Object.entries(opts.query).flatMap(([k, v]): [string, string][] => (v === undefined ? [] : [[k, String(v)]]))).toString()
+    : '';
+  const res = await fetch(baseUrl + path + qs, { method, headers, body: body as RequestInit['body'] });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: parsed as T, headers: res.headers, text };
+}
+
 /** Environment for a test API: the run's database and Redis prefix, fast bcrypt, generous limits. */
 export function testEnv(overrides: Record<string, string> = {}): Record<string, string | undefined> {
   return {
@@ -82,30 +109,9 @@ export async function startApi(envOverrides: Record<string, string> = {}) {
   const responses: string[] = [];
 
   async function request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = { ...opts.headers };
-    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
-    let body: string | Buffer | FormData | undefined;
-    if (opts.raw !== undefined) {
-      body = opts.raw;
-      if (opts.contentType) headers['content-type'] = opts.contentType;
-    } else if (opts.body !== undefined) {
-      body = JSON.stringify(opts.body);
-      headers['content-type'] = 'application/json';
-    }
-    const qs = opts.query
-      ? '?' + new URLSearchParams(Object.entries(opts.query).flatMap(([k, v]): [string, string][] => (v === undefined ? [] : [[k, String(v)]]))).toString()
-      : '';
-    const res = await fetch(url + path + qs, { method, headers, body: body as RequestInit['body'] });
-    const text = await res.text();
-    responses.push(text);
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      /* not JSON */
-    }
-    return { status: res.status, body: parsed as T, headers: res.headers, text };
+    const res = await httpRequest<T>(url, method, path, opts);
+    responses.push(res.text);
+    return res;
   }
 
   const h = {

@@ -12,9 +12,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Redis from 'ioredis';
-import { Client } from 'pg';
-import { ensureDatabase, migrate } from '../../packages/db/src/migrate';
-import { fmt, freePort, pct, ROOT, serviceAccount, setupTenant, startNode } from './lib';
+import { fmt, freePort, pct, ROOT, serviceAccount, setupTenant, startNode, freshDatabase } from './lib';
 
 const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } });
 const DURATION = Number(args.seconds);
@@ -36,17 +34,7 @@ async function run(title: string, opts: autocannon.Options): Promise<Result> {
 }
 
 async function main() {
-  const base = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
-  base.pathname = '/herald_bench_api';
-  const databaseUrl = base.toString();
-  const admin = new URL(databaseUrl);
-  admin.pathname = '/postgres';
-  const pg = new Client({ connectionString: admin.toString() });
-  await pg.connect();
-  await pg.query('DROP DATABASE IF EXISTS herald_bench_api WITH (FORCE)');
-  await pg.end();
-  await ensureDatabase(databaseUrl);
-  await migrate(databaseUrl);
+  const databaseUrl = await freshDatabase('herald_bench_api');
 
   const queuePrefix = `herald-bench-api-${randomBytes(3).toString('hex')}`;
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -14,8 +14,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
-import { ensureDatabase, migrate } from '../../packages/db/src/migrate';
-import { api, bareLoop, cpuMs, cpuMsByName, fmt, freePort, mintAccessToken, pct, rssMiB, ROOT, serviceAccount, setupTenant, startEmulator, startNode } from './lib';
+import { api, bareLoop, cpuMs, cpuMsByName, fmt, freePort, mintAccessToken, pct, rssMiB, ROOT, serviceAccount, setupTenant, startEmulator, startNode, freshDatabase } from './lib';
 
 const { values: args } = parseArgs({
   options: {
@@ -33,17 +32,7 @@ const BULKS = Math.max(1, Math.round(Number(args.deliveries) / PER_BULK));
 const TOTAL = BULKS * PER_BULK;
 
 async function main() {
-  const base = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
-  base.pathname = '/herald_bench';
-  const databaseUrl = base.toString();
-  const admin = new URL(databaseUrl);
-  admin.pathname = '/postgres';
-  const pgAdmin = new Client({ connectionString: admin.toString() });
-  await pgAdmin.connect();
-  await pgAdmin.query('DROP DATABASE IF EXISTS herald_bench WITH (FORCE)');
-  await pgAdmin.end();
-  await ensureDatabase(databaseUrl);
-  await migrate(databaseUrl);
+  const databaseUrl = await freshDatabase('herald_bench');
 
   const account = serviceAccount('bench-delivery');
   // Only the counters are read: keeping every message would make the emulator, not Herald, grow.

@@ -212,3 +212,19 @@ export function cpuMsByName(name: string): number {
   }
   return total;
 }
+
+/** A fresh, migrated database named `name` on DATABASE_URL's server; returns its URL. */
+export async function freshDatabase(name: string): Promise<string> {
+  const { Client } = await import('pg');
+  const { ensureDatabase, migrate } = await import('../../packages/db/src/migrate');
+  const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
+  url.pathname = '/postgres';
+  const admin = new Client({ connectionString: url.toString() });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.end();
+  url.pathname = `/${name}`;
+  await ensureDatabase(url.toString());
+  await migrate(url.toString());
+  return url.toString();
+}

@@ -12,6 +12,13 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => p.close());
 
+/** Sends the project's template to one user (with the API key) and waits for the final status. */
+async function sendAndWait(t: { apiKey: { key: string }; templateId: string }, userId: string) {
+  const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId, variables: { name: 'a', count: 1 } } });
+  expect(res.status).toBe(202);
+  return p.waitForNotification(t.apiKey.key, res.body.notificationId);
+}
+
 const devicesFor = (prefix: string, users: number, perUser: number) =>
   Array.from({ length: users }, (_, u) => Array.from({ length: perUser }, (_, d) => ({ userId: `${prefix}-user-${u}`, deviceToken: `${prefix}-tok-${u}-${d}` }))).flat();
 
@@ -120,8 +127,11 @@ describe('checks before queuing (CONTRACT §8): a clear 4xx and nothing queued',
     const t = await p.project();
     const send = (body: Record<string, unknown>) => p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId: 'u1', templateId: t.templateId, variables: { name: 'a', count: 1 }, ...body } });
     const count = () => p.h.db.notification.count({ where: { projectId: t.project.id } });
-    const jobs = () => p.h.container.queue.getJobCountByTypes('waiting', 'active', 'delayed', 'completed');
-    const [n0, j0] = [await count(), await jobs()];
+    // Other test files share the database, and this worker's sweeper may queue their stale
+    // notifications: what must not appear is a job for this project.
+    const jobs = () => p.h.container.queue.getJobs(['waiting', 'active', 'delayed', 'completed', 'failed']);
+    const before = new Set((await jobs()).map((j) => j.id));
+    const n0 = await count();
 
     expectError(await send({ templateId: '00000000-0000-4000-8000-000000000000' }), 404, 'Template not found');
     const missing = await send({ variables: { name: 'a' } });
@@ -140,7 +150,10 @@ describe('checks before queuing (CONTRACT §8): a clear 4xx and nothing queued',
     expectError(await send({}), 409, 'Push notifications are not configured for this project');
 
     expect(await count()).toBe(n0);
-    expect(await jobs()).toBe(j0);
+    const added = (await jobs()).filter((j) => !before.has(j.id)).map((j) => j.data.notificationId as string);
+    const ours = await p.h.db.notification.count({ where: { id: { in: added }, projectId: t.project.id } });
+    expect(ours).toBe(0);
+    expect(await p.h.db.notification.count({ where: { id: { in: added } } })).toBe(added.length);
   });
 
   it("a template of another project is 404; another project's notification is 404", async () => {
@@ -163,8 +176,7 @@ describe('delivery semantics', () => {
       { userId, deviceToken: unique('unregistered') },
       { userId, deviceToken: unique('invalid') },
     ]);
-    const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId, variables: { name: 'a', count: 1 } } });
-    const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+    const n = await sendAndWait(t, userId);
     expect(n.status).toBe('partially_failed');
     expect(n.stats).toEqual({ recipients: 1, devices: 3, sent: 1, failed: 2, invalidTokensRemoved: 2 });
     const left = await p.h.get(`/push/devices/${userId}`, { token: t.owner.accessToken, query: { projectId: t.project.id } });
@@ -182,8 +194,7 @@ describe('delivery semantics', () => {
       { userId, deviceToken: fromA },
       { userId, deviceToken: fromB },
     ]);
-    const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId, variables: { name: 'a', count: 1 } } });
-    const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+    const n = await sendAndWait(t, userId);
     expect(n.status).toBe('completed');
     expect(p.emulator.received({ token: fromA }).map((m) => m.project)).toEqual([a.projectId]);
     expect(p.emulator.received({ token: fromB }).map((m) => m.project)).toEqual([b.projectId]);
@@ -195,8 +206,7 @@ describe('delivery semantics', () => {
     const t = await p.project([serviceAccount(), serviceAccount()]);
     const userId = unique('cust');
     await p.registerDevices(t.apiKey.key, [{ userId, deviceToken: unique('mismatch') }]);
-    const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId, variables: { name: 'a', count: 1 } } });
-    const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+    const n = await sendAndWait(t, userId);
     expect(n.stats).toMatchObject({ sent: 0, failed: 1, invalidTokensRemoved: 1 });
   });
 
@@ -207,8 +217,7 @@ describe('delivery semantics', () => {
     const userId = unique('cust');
     const token = unique('tok');
     await p.registerDevices(t.apiKey.key, [{ userId, deviceToken: token }]);
-    const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId, variables: { name: 'a', count: 1 } } });
-    const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+    const n = await sendAndWait(t, userId);
     expect(n.status).toBe('completed');
     expect(n.deliveries[0].providerConfigId).toBe(t.providers[1].id);
     expect(p.emulator.received({ token }).map((m) => m.project)).toEqual([b.projectId]);
@@ -222,8 +231,7 @@ describe('delivery semantics', () => {
     const userId = unique('cust');
     const token = unique('tok');
     await p.registerDevices(t.apiKey.key, [{ userId, deviceToken: token }]);
-    const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId, variables: { name: 'a', count: 1 } } });
-    const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+    const n = await sendAndWait(t, userId);
     expect(n.status).toBe('completed');
     expect(n.deliveries[0].providerConfigId).toBe(t.providers[2].id);
     expect(p.emulator.received({ token }).map((m) => m.clientEmail)).toEqual([c.clientEmail]);
@@ -238,13 +246,12 @@ describe('delivery semantics', () => {
       { userId, deviceToken: flaky },
       { userId, deviceToken: limited },
     ]);
-    const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId, variables: { name: 'a', count: 1 } } });
-    const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+    const n = await sendAndWait(t, userId);
     expect(n.status).toBe('completed');
     expect(n.stats).toMatchObject({ devices: 2, sent: 2, failed: 0 });
     expect(p.emulator.received({ token: flaky })).toHaveLength(1);
     expect(p.emulator.received({ token: limited })).toHaveLength(1);
-    const rows = await p.h.db.delivery.findMany({ where: { notificationId: res.body.notificationId } });
+    const rows = await p.h.db.delivery.findMany({ where: { notificationId: n.id } });
     expect(rows.map((r) => r.attempts).sort()).toEqual([1, 2]);
   });
 
@@ -252,8 +259,7 @@ describe('delivery semantics', () => {
     const t = await p.project();
     const userId = unique('cust');
     await p.registerDevices(t.apiKey.key, [{ userId, deviceToken: unique('internal') }]);
-    const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId, variables: { name: 'a', count: 1 } } });
-    const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+    const n = await sendAndWait(t, userId);
     expect(n.status).toBe('failed');
     expect(n.deliveries[0]).toMatchObject({ status: 'failed', error: expect.any(String) });
     expect(p.emulator.stats().rejected).toBeGreaterThanOrEqual(3);
