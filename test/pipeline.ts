@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
 import { startFcmEmulator, type FcmEmulator } from '@herald/fcm-emulator';
+import { Client } from 'pg';
+import { ensureDatabase, migrate } from '../packages/db/src/migrate';
 import { startApi, testEnv, unique, type Harness } from './harness';
 import { tenant, type Tenant } from './fixtures';
 
@@ -61,16 +63,21 @@ export function serviceAccount(projectId = unique('fb')): ServiceAccount {
  * with real Postgres and Redis, and a queue prefix of their own so that parallel test files never
  * consume each other's jobs.
  */
-export async function startPipeline(workerEnv: Record<string, string> = {}, apiEnv: Record<string, string> = {}) {
+export async function startPipeline(workerEnv: Record<string, string> = {}, apiEnv: Record<string, string> = {}, options: { ownDatabase?: boolean } = {}) {
   const emulator: FcmEmulator = await startFcmEmulator({ port: 0 });
   const queuePrefix = `${process.env.QUEUE_PREFIX}-${unique('p')}`;
-  const h: Harness = await startApi({ FCM_EMULATOR_HOST: emulator.host, QUEUE_PREFIX: queuePrefix, ...apiEnv });
+  // Test files share the run's database; a pipeline that sweeps for lost work must have its own, or
+  // it would take other files' notifications (and they its).
+  const database = options.ownDatabase ? await privateDatabase() : undefined;
+  const dbEnv: Record<string, string> = database ? { DATABASE_URL: database.url } : {};
+  const h: Harness = await startApi({ FCM_EMULATOR_HOST: emulator.host, QUEUE_PREFIX: queuePrefix, ...dbEnv, ...apiEnv });
   const baseWorkerEnv = {
     FCM_EMULATOR_HOST: emulator.host,
     QUEUE_PREFIX: queuePrefix,
     DELIVERY_RETRY_BASE_MS: '50',
     WORKER_LOCK_DURATION_MS: '2000',
-    SWEEP_INTERVAL_MS: '1000',
+    SWEEP_INTERVAL_MS: database ? '1000' : String(24 * 3600 * 1000),
+    ...dbEnv,
     METRICS_PORT: '0',
     LOG_LEVEL: 'info',
     ...workerEnv,
@@ -135,9 +142,29 @@ export async function startPipeline(workerEnv: Record<string, string> = {}, apiE
       await Promise.all(workers.map((w) => w.stop('SIGTERM')));
       await h.close();
       await emulator.close();
+      await database?.drop();
     },
   };
   return p;
 }
 
 export type Pipeline = Awaited<ReturnType<typeof startPipeline>>;
+
+/** A migrated database of its own on the run's server, dropped by `drop()`. */
+async function privateDatabase() {
+  const url = new URL(process.env.DATABASE_URL!);
+  url.pathname = `/${url.pathname.slice(1)}_${unique('own').replace('-', '_')}`;
+  await ensureDatabase(url.toString());
+  await migrate(url.toString());
+  return {
+    url: url.toString(),
+    async drop() {
+      const admin = new URL(url);
+      admin.pathname = '/postgres';
+      const client = new Client({ connectionString: admin.toString() });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS "${url.pathname.slice(1)}" WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}

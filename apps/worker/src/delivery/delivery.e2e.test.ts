@@ -291,28 +291,6 @@ describe('Idempotency-Key', () => {
   });
 });
 
-describe('lost work', () => {
-  it('a notification row whose job was lost is picked up by the sweeper', async () => {
-    const t = await p.project();
-    const userId = unique('cust');
-    const token = unique('tok');
-    await p.registerDevices(t.apiKey.key, [{ userId, deviceToken: token }]);
-    const row = await p.h.db.notification.create({
-      data: { projectId: t.project.id, templateId: t.templateId, userIds: [userId], variables: { name: 'lost', count: 1 }, recipients: 1, createdAt: new Date(Date.now() - 60_000) },
-    });
-    const n = await p.waitForNotification(t.apiKey.key, row.id);
-    expect(n.status).toBe('completed');
-    expect(p.emulator.received({ token })).toHaveLength(1);
-  });
-
-  it('a job without a row delivers nothing', async () => {
-    const before = p.emulator.stats().sendRequests;
-    await p.h.container.queue.add('deliver', { notificationId: '00000000-0000-4000-8000-000000000001' });
-    await new Promise((r) => setTimeout(r, 500));
-    expect(p.emulator.stats().sendRequests).toBe(before);
-  });
-});
-
 describe('worker metrics', () => {
   it('/metrics on the worker reports outcomes, failovers, pruned tokens, provider latency and the queue', async () => {
     const started = p.workers[0].output.join('').split('\n').find((l) => l.includes('Herald worker started'))!;
