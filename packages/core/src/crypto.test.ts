@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { openSecret, sealSecret, SecretError, type KeyRing } from './crypto';
 
 const ring = (...entries: [string, Buffer][]): KeyRing => ({ keys: new Map(entries), currentKeyId: entries[0][0] });
@@ -29,7 +29,8 @@ describe('sealSecret / openSecret', () => {
   const keys = ring(['k-old', oldKey]);
 
   it('round-trips, with a fresh IV per envelope and no plaintext inside', () => {
-    const secret = '{"privateKey":"-----BEGIN PRIVATE KEY-----\\nabc\\n-----END PRIVATE KEY-----"}';
+    const { privateKey } = generateKeyPairSync('ed25519', { privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const secret = JSON.stringify({ privateKey });
     const a = sealSecret(secret, keys, 'row-1');
     const b = sealSecret(secret, keys, 'row-1');
     expect(a).toMatch(/^v1\.[\w-]{16}\.[\w-]{22}\.[\w-]+$/);

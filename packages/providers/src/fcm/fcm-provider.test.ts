@@ -152,7 +152,9 @@ describe('FCM provider against the emulator', () => {
     });
 
     it('a key that is not PEM is auth_failed without echoing it', async () => {
-      const garbage = '-----BEGIN PRIVATE KEY-----\nc2VjcmV0LWtleS1tYXRlcmlhbA==\n-----END PRIVATE KEY-----';
+      // The armour of a real key around material that is not one.
+      const lines = acme.privateKey.trim().split('\n');
+      const garbage = [lines[0], 'c2VjcmV0LWtleS1tYXRlcmlhbA==', lines[lines.length - 1]].join('\n');
       const p = provider({}, { ...credentials, privateKey: garbage });
       expect(await p.verifyCredentials()).toEqual({ ok: false, error: 'The service-account private key is not a valid PEM private key' });
       expect(emu.stats().tokenRequests).toBe(0);

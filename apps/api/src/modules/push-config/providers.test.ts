@@ -114,7 +114,9 @@ describe('create: errors', () => {
   it('refuses a private key that is not a PEM private key, without echoing it', async () => {
     const { publicKey } = newKey();
     const body = keyMaterial(privateKey).join('');
-    for (const bad of [body, publicKey, '<PRIVATE_KEY>', privateKey.slice(0, 300) + '\n-----END PRIVATE KEY-----', `-----BEGIN PRIVATE KEY-----\n${body}`]) {
+    const lines = privateKey.trim().split('\n');
+    const [header, footer] = [lines[0], lines[lines.length - 1]];
+    for (const bad of [body, publicKey, '<PRIVATE_KEY>', `${privateKey.slice(0, 300)}\n${footer}`, `${header}\n${body}`]) {
       const res = await post(providerBody(privateKey, { config: fcmConfig(bad) }));
       expectError(res, 400, /^Invalid request body: config\.privateKey: privateKey must be an unencrypted private key in PEM form/);
       expect(res.body.details).toEqual([{ path: 'config.privateKey', message: expect.any(String) }]);
