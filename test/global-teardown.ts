@@ -1,15 +1,10 @@
 import Redis from 'ioredis';
-import { Client } from 'pg';
+import { dropDatabase } from '../packages/db/src/migrate';
 
 export default async function globalTeardown() {
-  const url = new URL(process.env.DATABASE_URL!);
-  const name = url.pathname.slice(1);
-  if (!name.startsWith('herald_test_')) return;
-  url.pathname = '/postgres';
-  const admin = new Client({ connectionString: url.toString() });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.end();
+  const databaseUrl = process.env.DATABASE_URL!;
+  if (!new URL(databaseUrl).pathname.startsWith('/herald_test_')) return;
+  await dropDatabase(databaseUrl);
 
   const redis = new Redis(process.env.REDIS_URL!, { lazyConnect: true });
   await redis.connect();

@@ -2,8 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
 import { startFcmEmulator, type FcmEmulator } from '@herald/fcm-emulator';
-import { Client } from 'pg';
-import { ensureDatabase, migrate } from '../packages/db/src/migrate';
+import { dropDatabase, ensureDatabase, migrate } from '../packages/db/src/migrate';
 import { startApi, testEnv, unique, type Harness } from './harness';
 import { tenant, type Tenant } from './fixtures';
 
@@ -156,15 +155,5 @@ async function privateDatabase() {
   url.pathname = `/${url.pathname.slice(1)}_${unique('own').replace('-', '_')}`;
   await ensureDatabase(url.toString());
   await migrate(url.toString());
-  return {
-    url: url.toString(),
-    async drop() {
-      const admin = new URL(url);
-      admin.pathname = '/postgres';
-      const client = new Client({ connectionString: admin.toString() });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS "${url.pathname.slice(1)}" WITH (FORCE)`);
-      await client.end();
-    },
-  };
+  return { url: url.toString(), drop: () => dropDatabase(url.toString()) };
 }

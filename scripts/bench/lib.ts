@@ -6,6 +6,7 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path, { join } from 'node:path';
+import { dropDatabase, ensureDatabase, migrate } from '../../packages/db/src/migrate';
 
 export const ROOT = path.join(__dirname, '../..');
 
@@ -215,15 +216,9 @@ export function cpuMsByName(name: string): number {
 
 /** A fresh, migrated database named `name` on DATABASE_URL's server; returns its URL. */
 export async function freshDatabase(name: string): Promise<string> {
-  const { Client } = await import('pg');
-  const { ensureDatabase, migrate } = await import('../../packages/db/src/migrate');
   const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
-  url.pathname = '/postgres';
-  const admin = new Client({ connectionString: url.toString() });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.end();
   url.pathname = `/${name}`;
+  await dropDatabase(url.toString());
   await ensureDatabase(url.toString());
   await migrate(url.toString());
   return url.toString();

@@ -1,5 +1,5 @@
 export * from './client';
-export { ensureDatabase, migrate, defaultMigrationsDir } from './migrate';
+export { dropDatabase, ensureDatabase, migrate, defaultMigrationsDir } from './migrate';
 export { Prisma } from './generated/prisma/client';
 export type * from './generated/prisma/client';
 export * from './generated/prisma/enums';

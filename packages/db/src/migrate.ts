@@ -22,22 +22,41 @@ export interface MigrateResult {
 
 export const defaultMigrationsDir = () => path.resolve(__dirname, '../../../prisma/migrations');
 
-/** Creates the database named in `databaseUrl` if it does not exist (connecting to `postgres`). */
-export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
+const databaseName = (databaseUrl: string) => decodeURIComponent(new URL(databaseUrl).pathname.replace(/^\//, ''));
+const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** A connection to the server's `postgres` database, for creating and dropping others. */
+async function adminClient(databaseUrl: string): Promise<Client> {
   const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
-  if (!name) return false;
   url.pathname = '/postgres';
   const admin = new Client({ connectionString: url.toString() });
   await admin.connect();
+  return admin;
+}
+
+/** Creates the database named in `databaseUrl` if it does not exist. */
+export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
+  const name = databaseName(databaseUrl);
+  if (!name) return false;
+  const admin = await adminClient(databaseUrl);
   try {
     const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (rowCount) return false;
-    await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+    await admin.query(`CREATE DATABASE ${quoteIdent(name)}`);
     return true;
   } catch (err) {
     if ((err as { code?: string }).code === '42P04') return false; // created concurrently
     throw err;
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Drops the database named in `databaseUrl`, closing its connections (tests and benchmarks). */
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const admin = await adminClient(databaseUrl);
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(databaseName(databaseUrl))} WITH (FORCE)`);
   } finally {
     await admin.end();
   }
