@@ -6,6 +6,7 @@ import { NOTIFICATIONS_QUEUE } from '@herald/core';
 import { createDb, type Db } from '@herald/db';
 import { ProjectGate } from './http/access';
 import { Authenticator } from './http/caller';
+import { ProjectCache } from './http/project-cache';
 import { createLimiterFactory, type LimiterFactory } from './http/rate-limit';
 import { createLogger } from './logger';
 import { createMailer, type Mailer } from './mail/mailer';
@@ -21,6 +22,8 @@ export interface ApiContainer {
   /** The producer side of the delivery queue (the worker consumes it). */
   queue: Queue;
   mailer: Mailer;
+  /** What the hot routes read about a project, cached per instance and revalidated per request. */
+  projectCache: ProjectCache;
   authenticator: Authenticator;
   gate: ProjectGate;
   limiter: LimiterFactory;
@@ -36,7 +39,7 @@ export interface ContainerOverrides {
 export function createContainer(config: ApiConfig, overrides: ContainerOverrides = {}): ApiContainer {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const db = createDb(config.databaseUrl);
-  const redis = createRedis(config.redisUrl, 'herald-api');
+  const redis = createRedis(config.redisUrl, 'herald-api', { autoPipelining: true });
   redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection error'));
   // Its own connection, failing fast like `redis`: a send while Redis is away answers 503.
   const queueConnection = createRedis(config.redisUrl, 'herald-api-queue');
@@ -50,6 +53,7 @@ export function createContainer(config: ApiConfig, overrides: ContainerOverrides
     { jwtSecret: config.jwt.secret, accessTtl: config.jwt.accessTtl, refreshTtl: config.jwt.refreshTtl, bcryptRounds: config.bcryptRounds, appUrl: config.appUrl },
     logger,
   );
+  const projectCache = new ProjectCache(redis, config.queuePrefix, logger);
   return {
     config,
     logger,
@@ -57,7 +61,8 @@ export function createContainer(config: ApiConfig, overrides: ContainerOverrides
     redis,
     queue,
     mailer,
-    authenticator: new Authenticator(db, config.jwt.secret),
+    projectCache,
+    authenticator: new Authenticator(db, config.jwt.secret, projectCache),
     gate: new ProjectGate(db),
     limiter: createLimiterFactory(redis, config.queuePrefix),
     auth,

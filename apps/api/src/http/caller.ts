@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import jwt from 'jsonwebtoken';
 import { AppError, hashSecret } from '@herald/core';
 import type { Db, Role } from '@herald/db';
+import type { ProjectCache } from './project-cache';
 
 export type Caller =
   | { type: 'user'; userId: string; email: string; role: Role }
@@ -30,9 +31,18 @@ export function signAccessToken(secret: string, userId: string, ttlSeconds: numb
 /** How often at most one instance writes an API key's lastUsedAt (the field is accurate to this). */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
+interface KeyRow {
+  id: string;
+  enabled: boolean;
+  projectId: string;
+  name: string;
+  ownerId: string;
+}
+
 /**
- * Resolves who is calling from the request's credentials. API keys are looked up by SHA-256 on every
- * request, with no cache, so that disabling or deleting a key is seen by every instance at once.
+ * Resolves who is calling from the request's credentials. An API key is found by its SHA-256 in its
+ * project's snapshot (`ProjectCache`), which is revalidated against Redis on every request, so that
+ * disabling or deleting a key is seen by every instance at the very next request.
  */
 export class Authenticator {
   private readonly lastUsedWritten = new Map<string, number>();
@@ -40,6 +50,7 @@ export class Authenticator {
   constructor(
     private readonly db: Db,
     private readonly jwtSecret: string,
+    private readonly cache: ProjectCache,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -47,7 +58,7 @@ export class Authenticator {
     if (mode === 'none') return undefined;
     const apiKey = req.headers['x-api-key'];
     if ((mode === 'key' || mode === 'keyOrJwt') && apiKey !== undefined) {
-      return this.fromApiKey(Array.isArray(apiKey) ? apiKey[0] : apiKey);
+      return this.fromApiKey(req, Array.isArray(apiKey) ? apiKey[0] : apiKey);
     }
     if (mode === 'key') throw AppError.unauthorized(AUTH_MESSAGES.invalidKey);
     if (mode === 'optionalJwt' && !req.headers.authorization) return undefined;
@@ -70,17 +81,33 @@ export class Authenticator {
     return { type: 'user', userId: user.id, email: user.email, role: user.role };
   }
 
-  private async fromApiKey(raw: string | undefined): Promise<Caller> {
+  private async fromApiKey(req: Request, raw: string | undefined): Promise<Caller> {
     if (!raw) throw AppError.unauthorized(AUTH_MESSAGES.invalidKey);
-    // One round trip for the key and its project: this runs on every request of a customer backend.
-    const [key] = await this.db.$queryRaw<{ id: string; enabled: boolean; projectId: string; name: string; ownerId: string }[]>`
-      SELECT k."id", k."enabled", k."projectId", p."name", p."ownerId"
-      FROM "ApiKey" k JOIN "Project" p ON p."id" = k."projectId"
-      WHERE k."keyHash" = ${hashSecret(raw.trim())}`;
+    const hash = hashSecret(raw.trim());
+    let projectId = this.cache.projectOfKey(hash);
+    if (!projectId) {
+      // First use on this instance: only the project is taken from this read. The key itself is read
+      // again below, after the project's version, so that the cached copy cannot predate a change.
+      const found = await this.findKey(hash);
+      if (!found) throw AppError.unauthorized(AUTH_MESSAGES.invalidKey);
+      projectId = found.projectId;
+      this.cache.rememberKey(hash, projectId);
+    }
+    const snapshot = await this.cache.snapshot(req, projectId);
+    const key = await snapshot.load(`api-key:${hash}`, () => this.findKey(hash));
     if (!key) throw AppError.unauthorized(AUTH_MESSAGES.invalidKey);
     if (!key.enabled) throw AppError.unauthorized(AUTH_MESSAGES.disabledKey);
     this.touch(key.id);
     return { type: 'apiKey', keyId: key.id, projectId: key.projectId, project: { id: key.projectId, name: key.name, ownerId: key.ownerId } };
+  }
+
+  /** The key with its project, in one round trip. */
+  private async findKey(hash: string): Promise<KeyRow | null> {
+    const [key] = await this.db.$queryRaw<KeyRow[]>`
+      SELECT k."id", k."enabled", k."projectId", p."name", p."ownerId"
+      FROM "ApiKey" k JOIN "Project" p ON p."id" = k."projectId"
+      WHERE k."keyHash" = ${hash}`;
+    return key ?? null;
   }
 
   /** Records lastUsedAt at most once a minute per key and instance, off the request path. */

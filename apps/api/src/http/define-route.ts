@@ -4,6 +4,7 @@ import { AppError, type ErrorDetail } from '@herald/core';
 import type { AccessDenial, ProjectAccess, ProjectGate, ProjectNeed } from './access';
 import { checkInput } from './input-guard';
 import type { AuthMode, Authenticator, Caller } from './caller';
+import type { ProjectCache } from './project-cache';
 
 type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type AnySchema = z.ZodType;
@@ -44,6 +45,12 @@ export interface RouteSpec<A extends AuthMode, P, Q, B, PS extends ProjectSpec |
   before?: RequestHandler[];
   /** Response schema, for the API document. */
   response?: AnySchema;
+  /**
+   * A write that changes nothing the project cache holds (API keys, templates, push config,
+   * providers), e.g. a send. Every other POST/PUT/PATCH/DELETE invalidates the cached state of the
+   * projects it touched before it answers.
+   */
+  keepsProjectCache?: boolean;
 }
 
 export interface RouteContext<A extends AuthMode, P, Q, B, PS extends ProjectSpec | undefined> {
@@ -115,6 +122,7 @@ function readJsonBody(req: Request): unknown {
 export interface RouteRuntime {
   authenticator: Authenticator;
   gate: ProjectGate;
+  projectCache: ProjectCache;
 }
 
 const runBefore = (handlers: RequestHandler[], req: Request, res: Response) =>
@@ -132,19 +140,24 @@ const runBefore = (handlers: RequestHandler[], req: Request, res: Response) =>
 
 export function mountRoutes(router: Router, routes: RouteDefinition[], runtime: RouteRuntime) {
   for (const { spec, handler } of routes) {
-    router[spec.method](spec.path, async (req: Request, res: Response) => {
+    const invalidates = spec.method !== 'get' && !spec.keepsProjectCache;
+
+    /** Runs the route up to its answer; `touched` collects the projects it was allowed to act on. */
+    const run = async (req: Request, res: Response, touched: Set<string>): Promise<unknown> => {
       const caller = await runtime.authenticator.resolve(req, spec.auth);
       res.locals.caller = caller;
       if (spec.before?.length) {
         await runBefore(spec.before, req, res);
-        if (res.headersSent) return;
+        if (res.headersSent) return undefined;
       }
       const params = parse(spec.params, req.params, 'path parameter');
       const query = parse(spec.query, req.query, 'query');
       const body = spec.body ? parse(spec.body, readJsonBody(req), 'request body') : undefined;
-      const access = (projectId: string, need?: ProjectNeed, denial?: AccessDenial) => {
+      const access = async (projectId: string, need?: ProjectNeed, denial?: AccessDenial) => {
         if (!caller) throw AppError.unauthorized('Authentication required');
-        return runtime.gate.check(caller, projectId, need, denial);
+        const granted = await runtime.gate.check(caller, projectId, need, denial);
+        touched.add(granted.id);
+        return granted;
       };
       let project: ProjectAccess | undefined;
       if (spec.project && caller) {
@@ -160,7 +173,19 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], runtime: 
           project = await access(named, spec.project.need, spec.project.denial);
         }
       }
-      const result = await handler({ params, query, body, caller, project, access, req, res } as never);
+      return handler({ params, query, body, caller, project, access, req, res } as never);
+    };
+
+    router[spec.method](spec.path, async (req: Request, res: Response) => {
+      const touched = new Set<string>();
+      let result: unknown;
+      try {
+        result = await run(req, res, touched);
+      } finally {
+        // Before the answer leaves (success or not): the caller's next request, on any instance,
+        // must see what this one changed.
+        if (invalidates && touched.size) await runtime.projectCache.invalidate(touched);
+      }
       if (res.headersSent) return;
       if (result instanceof Reply) {
         res.set(result.headers);

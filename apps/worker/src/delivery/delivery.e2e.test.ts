@@ -1,5 +1,6 @@
 import { expectError, unique } from '../../../../test/harness';
 import { serviceAccount, startPipeline, type Pipeline } from '../../../../test/pipeline';
+import { tenant } from '../../../../test/fixtures';
 
 /**
  * The whole pipeline: API (this process) → Postgres + Redis → worker (a child process) → FCM
@@ -146,8 +147,14 @@ describe('checks before queuing (CONTRACT §8): a clear 4xx and nothing queued',
     expectError(await send({}), 409, 'No enabled push provider is configured for this project');
     await p.h.put('/push-config', { ...auth, body: { enabled: false } });
     expectError(await send({}), 409, 'Push notifications are disabled for this project');
-    await p.h.db.pushConfig.delete({ where: { projectId: t.project.id } });
-    expectError(await send({}), 409, 'Push notifications are not configured for this project');
+    // There is no endpoint that removes a push config: a project that never had one.
+    const unconfigured = await tenant(p.h);
+    const tpl = await p.h.post('/push-templates', { token: unconfigured.owner.accessToken, body: { projectId: unconfigured.project.id, name: unique('tpl'), title: 'Hi', body: 'there' } });
+    expectError(
+      await p.h.post('/push/send', { apiKey: unconfigured.apiKey.key, body: { userId: 'u1', templateId: tpl.body.id } }),
+      409,
+      'Push notifications are not configured for this project',
+    );
 
     expect(await count()).toBe(n0);
     const added = (await jobs()).filter((j) => !before.has(j.id)).map((j) => j.data.notificationId as string);

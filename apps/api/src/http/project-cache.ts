@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import type { Request } from 'express';
+import type Redis from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import type { Logger } from 'pino';
+
+/** How long a snapshot is trusted at most, whatever Redis says: the bound on a change made behind the API's back (direct SQL). */
+export const SNAPSHOT_MAX_AGE_MS = 60_000;
+/** Entries one snapshot keeps before it starts over (random template ids must not grow it without bound). */
+const SNAPSHOT_MAX_ENTRIES = 1_000;
+/** The version key outlives any snapshot by far; an expired key only costs one reload. */
+const VERSION_TTL_SECONDS = 7 * 24 * 3600;
+
+/**
+ * What one API instance knows about one project, read from Postgres after the project's version was
+ * read from Redis. It is valid while that version is unchanged: any write to the project's keys,
+ * templates, push config or providers replaces the version first.
+ */
+export class ProjectSnapshot {
+  private readonly entries = new Map<string, Promise<unknown>>();
+
+  constructor(readonly version: string | null) {}
+
+  /** `loader`'s value, loaded once per snapshot; concurrent callers share one load, a failed load is not kept. */
+  load<T>(name: string, loader: () => Promise<T>): Promise<T> {
+    let entry = this.entries.get(name) as Promise<T> | undefined;
+    if (!entry) {
+      if (this.entries.size >= SNAPSHOT_MAX_ENTRIES) this.entries.clear();
+      entry = loader();
+      this.entries.set(name, entry);
+      entry.catch(() => this.entries.delete(name));
+    }
+    return entry;
+  }
+}
+
+/**
+ * The per-instance cache of what the hot routes read about a project: API keys, templates, the push
+ * config and providers. Every request reads the project's version from Redis (one GET, pipelined with
+ * the other commands of concurrent requests) and uses the cached snapshot only when it was loaded at
+ * that very version, so a change made through any instance — a disabled key, an edited template — is
+ * seen by every instance at the very next request (CONTRACT §4). Routes that write project state
+ * replace the version before they answer (`invalidate`, called by the route runtime).
+ *
+ * While Redis cannot be read, every request reads Postgres. If Redis loses the version key, the
+ * read differs from every cached version and the project is reloaded. If replacing a version fails, it is retried when Redis is back, and every instance drops
+ * its snapshots whenever its Redis connection is (re)established. Changes made directly in Postgres
+ * are seen within `SNAPSHOT_MAX_AGE_MS`.
+ */
+export class ProjectCache {
+  private readonly snapshots = new LRUCache<string, ProjectSnapshot>({ max: 10_000, ttl: SNAPSHOT_MAX_AGE_MS });
+  /** API key hash → its project. A key never moves to another project, so this needs no invalidation. */
+  private readonly keyProjects = new LRUCache<string, string>({ max: 100_000 });
+  private readonly perRequest = new WeakMap<Request, Map<string, Promise<ProjectSnapshot>>>();
+  /** Projects whose version could not be replaced: retried when Redis is reachable again. */
+  private readonly pending = new Set<string>();
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly logger: Logger,
+  ) {
+    redis.on('ready', () => {
+      this.snapshots.clear();
+      if (this.pending.size) void this.invalidate([...this.pending]);
+    });
+  }
+
+  private retryTimer?: NodeJS.Timeout;
+
+  private retryLater() {
+    if (this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      if (this.pending.size) void this.invalidate([...this.pending]);
+    }, 1_000).unref();
+  }
+
+  private versionKey(projectId: string) {
+    return `${this.prefix}:project-version:${projectId}`;
+  }
+
+  /** The project's snapshot at its current version; read once per request and project. */
+  snapshot(req: Request, projectId: string): Promise<ProjectSnapshot> {
+    let forRequest = this.perRequest.get(req);
+    if (!forRequest) this.perRequest.set(req, (forRequest = new Map()));
+    let snapshot = forRequest.get(projectId);
+    if (!snapshot) {
+      snapshot = this.current(projectId);
+      forRequest.set(projectId, snapshot);
+    }
+    return snapshot;
+  }
+
+  private async current(projectId: string): Promise<ProjectSnapshot> {
+    let version: string | null;
+    try {
+      version = await this.redis.get(this.versionKey(projectId));
+    } catch {
+      // Without Redis nothing cached can be trusted: this request reads Postgres, and so do the
+      // next ones until Redis answers again (routes that need only Postgres keep working).
+      this.snapshots.clear();
+      return new ProjectSnapshot(null);
+    }
+    const cached = this.snapshots.get(projectId);
+    if (cached && cached.version === version) return cached;
+    const fresh = new ProjectSnapshot(version);
+    this.snapshots.set(projectId, fresh);
+    return fresh;
+  }
+
+  projectOfKey(keyHash: string): string | undefined {
+    return this.keyProjects.get(keyHash);
+  }
+
+  rememberKey(keyHash: string, projectId: string) {
+    this.keyProjects.set(keyHash, projectId);
+  }
+
+  /**
+   * Gives each project a new version, so that every instance reloads it at its next request. Never
+   * throws: a version that cannot be written now is retried when Redis is back.
+   */
+  async invalidate(projectIds: Iterable<string>): Promise<void> {
+    const ids = [...new Set(projectIds)];
+    if (!ids.length) return;
+    for (const id of ids) this.snapshots.delete(id);
+    try {
+      const pipeline = this.redis.pipeline();
+      for (const id of ids) pipeline.set(this.versionKey(id), randomUUID(), 'EX', VERSION_TTL_SECONDS);
+      const results = await pipeline.exec();
+      const failed = results?.find(([err]) => err)?.[0];
+      if (!results || failed) throw failed ?? new Error('pipeline not executed');
+      for (const id of ids) this.pending.delete(id);
+    } catch (err) {
+      const known = ids.every((id) => this.pending.has(id));
+      for (const id of ids) this.pending.add(id);
+      this.retryLater();
+      if (!known) this.logger.error({ err: { message: (err as Error).message }, projects: ids }, 'could not publish a project change to other instances; retrying');
+    }
+  }
+}
