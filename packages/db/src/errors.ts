@@ -4,13 +4,15 @@ import { Prisma } from './generated/prisma/client';
 export const isPrismaError = (err: unknown, code: string): err is Prisma.PrismaClientKnownRequestError =>
   err instanceof Prisma.PrismaClientKnownRequestError && err.code === code;
 
-/**
- * A unique violation, as Prisma reports it for its own queries (P2002) and for raw ones (P2010,
- * with the driver's SQLSTATE 23505).
- */
-export function isUniqueViolation(err: unknown): boolean {
-  if (isPrismaError(err, 'P2002')) return true;
-  if (!isPrismaError(err, 'P2010')) return false;
+/** The SQLSTATE of a raw query that Postgres refused (Prisma's P2010 carries the driver's code). */
+export function sqlState(err: unknown): string | undefined {
+  if (!isPrismaError(err, 'P2010')) return undefined;
   const cause = (err.meta as { driverAdapterError?: { cause?: { originalCode?: string } } } | undefined)?.driverAdapterError?.cause;
-  return cause?.originalCode === '23505';
+  return cause?.originalCode;
 }
+
+/** A unique violation, as Prisma reports it for its own queries (P2002) and for raw ones (SQLSTATE 23505). */
+export const isUniqueViolation = (err: unknown): boolean => isPrismaError(err, 'P2002') || sqlState(err) === '23505';
+
+/** A foreign-key violation (a referenced row is gone), for Prisma's own queries (P2003) and raw ones (23503). */
+export const isForeignKeyViolation = (err: unknown): boolean => isPrismaError(err, 'P2003') || sqlState(err) === '23503';

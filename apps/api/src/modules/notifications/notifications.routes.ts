@@ -27,6 +27,7 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         method: 'post',
         path: '/push/send',
         summary: "Send a templated push to one user's devices",
+        keepsProjectCache: true,
         tags,
         auth: 'keyOrJwt',
         query: projectQuery,
@@ -38,7 +39,8 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
       },
       async ({ project, body, req }) => {
         const { userId, ...rest } = body;
-        return reply(202, await notifications.send(project.id, { ...rest, userIds: [userId], bulk: false }, readIdempotencyKey(req)));
+        const snapshot = await c.projectCache.snapshot(req, project.id);
+        return reply(202, await notifications.send(snapshot, project.id, { ...rest, userIds: [userId], bulk: false }, readIdempotencyKey(req)));
       },
     ),
     defineRoute(
@@ -46,6 +48,7 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         method: 'post',
         path: '/push/send-bulk',
         summary: 'Send a templated push to up to 500 users',
+        keepsProjectCache: true,
         tags,
         auth: 'keyOrJwt',
         query: projectQuery,
@@ -55,7 +58,10 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         status: 202,
         response: acceptedBulkResponse,
       },
-      async ({ project, body, req }) => reply(202, await notifications.send(project.id, { ...body, bulk: true }, readIdempotencyKey(req))),
+      async ({ project, body, req }) => {
+        const snapshot = await c.projectCache.snapshot(req, project.id);
+        return reply(202, await notifications.send(snapshot, project.id, { ...body, bulk: true }, readIdempotencyKey(req)));
+      },
     ),
     defineRoute(
       {

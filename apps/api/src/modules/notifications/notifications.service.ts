@@ -1,7 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
+import DataLoader from 'dataloader';
 import { AppError, compileTemplate, deliverJob, deliverJobId } from '@herald/core';
-import { isUniqueViolation, Prisma, type Db, type Notification } from '@herald/db';
+import { isForeignKeyViolation, Prisma, sqlState, type Db, type Notification } from '@herald/db';
+import { PROJECT_NOT_FOUND } from '../../http/access';
 import { page } from '../../http/pagination';
+import type { ProjectSnapshot } from '../../http/project-cache';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 
@@ -18,6 +22,34 @@ export interface SendInput {
   imageUrl?: string;
   data?: Record<string, unknown>;
   bulk: boolean;
+}
+
+/** A notification about to be written and queued. */
+interface Draft {
+  id: string;
+  projectId: string;
+  templateId: string;
+  userIds: string[];
+  variables: Record<string, unknown>;
+  data?: Record<string, unknown>;
+  imageUrl?: string;
+  bulk: boolean;
+  idempotencyKey?: string;
+}
+
+/** `duplicate`: another notification of the project holds the draft's Idempotency-Key. */
+type Admission = 'admitted' | 'duplicate';
+
+const toAdmissionError = (err: unknown): Error => (isForeignKeyViolation(err) ? AppError.notFound(PROJECT_NOT_FOUND) : (err as Error));
+
+/** Sends admitted in one write: at most this many rows in one INSERT and one queue round trip. */
+const MAX_ADMISSION_BATCH = 200;
+
+interface TemplateRow {
+  id: string;
+  updatedAt: string;
+  title: string;
+  body: string;
 }
 
 const accepted = (n: Pick<Notification, 'id' | 'bulk' | 'recipients'>) =>
@@ -38,50 +70,91 @@ const toSummary = (n: Notification) => ({
 /**
  * Accepts sends: validates everything that can be known before delivery, writes the notification
  * and enqueues its job. The API never renders for delivery and never calls a provider.
+ *
+ * The checks read the project's snapshot (no database round trip while nothing changed), and the
+ * sends of concurrent requests are admitted together: one multi-row INSERT and one queue round trip
+ * for all the sends that reach this point in the same event-loop turn.
  */
 export class NotificationService {
+  private readonly admissions = new DataLoader<Draft, Admission>((drafts) => this.admitBatch(drafts), {
+    cache: false,
+    maxBatchSize: MAX_ADMISSION_BATCH,
+    batchScheduleFn: (flush) => setImmediate(flush),
+  });
+
   constructor(
     private readonly db: Db,
     private readonly queue: Queue,
   ) {}
 
-  async send(projectId: string, input: SendInput, idempotencyKey?: string) {
+  async send(snapshot: ProjectSnapshot, projectId: string, input: SendInput, idempotencyKey?: string) {
     if (idempotencyKey) {
       const replay = await this.replay(projectId, idempotencyKey);
       if (replay) return replay;
     }
-    await this.precheck(projectId, input.templateId, input.variables ?? {});
+    await this.precheck(snapshot, projectId, input.templateId, input.variables ?? {});
     const userIds = [...new Set(input.userIds)];
-
-    let notification: Pick<Notification, 'id' | 'bulk' | 'recipients'>;
-    try {
-      // Set `enqueuedAt` optimistically: if the enqueue below fails, the row is removed.
-      const [row] = await this.db.$queryRaw<Pick<Notification, 'id' | 'bulk' | 'recipients'>[]>`
-        INSERT INTO "Notification" ("id", "projectId", "templateId", "userIds", "variables", "data", "imageUrl", "recipients", "bulk", "idempotencyKey", "enqueuedAt", "createdAt", "updatedAt")
-        VALUES (gen_random_uuid(), ${projectId}::uuid, ${input.templateId}::uuid, ${userIds}::text[], ${JSON.stringify(input.variables ?? {})}::jsonb,
-                ${input.data ? JSON.stringify(input.data) : null}::jsonb, ${input.imageUrl ?? null}, ${userIds.length}, ${input.bulk}, ${idempotencyKey ?? null},
-                now(), now(), now())
-        RETURNING "id", "bulk", "recipients"`;
-      notification = row;
-    } catch (err) {
+    const draft: Draft = { ...input, id: randomUUID(), projectId, userIds, variables: input.variables ?? {}, idempotencyKey };
+    if ((await this.admissions.load(draft)) === 'duplicate') {
       // The same key raced us: the first request wins and this one answers like it.
-      if (idempotencyKey && isUniqueViolation(err)) {
-        const replay = await this.replay(projectId, idempotencyKey);
-        if (replay) return replay;
-      }
-      throw err;
+      const replay = await this.replay(projectId, idempotencyKey!);
+      if (replay) return replay;
+      throw AppError.conflict('A request with this Idempotency-Key is being processed; retry it');
     }
+    return accepted({ id: draft.id, bulk: draft.bulk, recipients: userIds.length });
+  }
 
-    try {
-      await this.queue.add(deliverJob.name, { notificationId: notification.id }, { ...deliverJob.options, jobId: deliverJobId(notification.id) });
-    } catch {
-      // Not accepted: remove the row so that nothing is delivered for a request answered 503. (If
-      // even that fails, the worker's sweeper delivers it, and a retry with the same
-      // Idempotency-Key gets this notification.)
-      await this.db.notification.deleteMany({ where: { id: notification.id } }).catch(() => undefined);
-      throw AppError.unavailable();
+  /**
+   * Writes and queues a batch of drafts. `enqueuedAt` is set optimistically: if the enqueue fails,
+   * the rows are removed and every send of the batch answers 503, so that nothing is delivered for
+   * a request answered 503. (If even the removal fails, the worker's sweeper delivers them, and a
+   * retry with the same Idempotency-Key gets that notification.)
+   */
+  private async admitBatch(drafts: readonly Draft[]): Promise<(Admission | Error)[]> {
+    const outcomes = await this.insert(drafts);
+    const admitted = drafts.filter((_, i) => outcomes[i] === 'admitted');
+    if (admitted.length) {
+      try {
+        await this.queue.addBulk(admitted.map((d) => ({ name: deliverJob.name, data: { notificationId: d.id }, opts: { ...deliverJob.options, jobId: deliverJobId(d.id) } })));
+      } catch {
+        await this.db.notification.deleteMany({ where: { id: { in: admitted.map((d) => d.id) } } }).catch(() => undefined);
+        throw AppError.unavailable();
+      }
     }
-    return accepted(notification);
+    return outcomes;
+  }
+
+  /**
+   * One INSERT for the batch. If Postgres refuses it for one row's sake (its project was deleted a
+   * moment ago), each row is written alone so that only that send fails.
+   */
+  private async insert(drafts: readonly Draft[]): Promise<(Admission | Error)[]> {
+    try {
+      const inserted = new Set((await this.insertRows(drafts)).map((r) => r.id));
+      return drafts.map((d) => (inserted.has(d.id) ? 'admitted' : 'duplicate'));
+    } catch (err) {
+      if (drafts.length === 1 || sqlState(err) === undefined) throw toAdmissionError(err);
+    }
+    return Promise.all(
+      drafts.map((d) =>
+        this.insertRows([d]).then(
+          (rows): Admission => (rows.length ? 'admitted' : 'duplicate'),
+          toAdmissionError,
+        ),
+      ),
+    );
+  }
+
+  private insertRows(drafts: readonly Draft[]) {
+    const rows = drafts.map(
+      (d) => Prisma.sql`(${d.id}::uuid, ${d.projectId}::uuid, ${d.templateId}::uuid, ${d.userIds}::text[], ${JSON.stringify(d.variables)}::jsonb,
+        ${d.data ? JSON.stringify(d.data) : null}::jsonb, ${d.imageUrl ?? null}, ${d.userIds.length}, ${d.bulk}, ${d.idempotencyKey ?? null}, now(), now(), now())`,
+    );
+    return this.db.$queryRaw<{ id: string }[]>`
+      INSERT INTO "Notification" ("id", "projectId", "templateId", "userIds", "variables", "data", "imageUrl", "recipients", "bulk", "idempotencyKey", "enqueuedAt", "createdAt", "updatedAt")
+      VALUES ${Prisma.join(rows)}
+      ON CONFLICT ("projectId", "idempotencyKey") DO NOTHING
+      RETURNING "id"`;
   }
 
   /** The first answer for this key within 24 h; an older key is released for reuse. */
@@ -93,15 +166,21 @@ export class NotificationService {
     return undefined;
   }
 
-  /** CONTRACT §8: each a clear 4xx, and nothing queued. One round trip for the three lookups. */
-  private async precheck(projectId: string, templateId: string, variables: Record<string, unknown>) {
-    const [row] = await this.db.$queryRaw<{ template: { id: string; updatedAt: string; title: string; body: string } | null; config: boolean | null; providers: boolean }[]>`
-      SELECT
-        (SELECT json_build_object('id', t."id", 'updatedAt', t."updatedAt", 'title', t."title", 'body', t."body")
-           FROM "PushTemplate" t WHERE t."id" = ${templateId}::uuid AND t."projectId" = ${projectId}::uuid) AS "template",
-        (SELECT c."enabled" FROM "PushConfig" c WHERE c."projectId" = ${projectId}::uuid) AS "config",
-        EXISTS (SELECT 1 FROM "ProviderConfig" p WHERE p."projectId" = ${projectId}::uuid AND p."enabled") AS "providers"`;
-    const { template, config, providers } = row;
+  /** CONTRACT §8: each a clear 4xx, and nothing queued. Read from the project's snapshot. */
+  private async precheck(snapshot: ProjectSnapshot, projectId: string, templateId: string, variables: Record<string, unknown>) {
+    const [template, { config, providers }] = await Promise.all([
+      snapshot.load(`template:${templateId}`, async () => {
+        const [row] = await this.db.$queryRaw<TemplateRow[]>`
+          SELECT "id", "updatedAt", "title", "body" FROM "PushTemplate" WHERE "id" = ${templateId}::uuid AND "projectId" = ${projectId}::uuid`;
+        return row ?? null;
+      }),
+      snapshot.load('send-checks', async () => {
+        const [row] = await this.db.$queryRaw<{ config: boolean | null; providers: boolean }[]>`
+          SELECT (SELECT c."enabled" FROM "PushConfig" c WHERE c."projectId" = ${projectId}::uuid) AS "config",
+                 EXISTS (SELECT 1 FROM "ProviderConfig" p WHERE p."projectId" = ${projectId}::uuid AND p."enabled") AS "providers"`;
+        return row;
+      }),
+    ]);
     if (!template) throw AppError.notFound(TEMPLATE_NOT_FOUND);
     if (config === null) throw AppError.conflict(NOT_CONFIGURED);
     if (!config) throw AppError.conflict(DISABLED);

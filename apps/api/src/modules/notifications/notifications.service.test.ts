@@ -1,0 +1,95 @@
+import { Queue } from 'bullmq';
+import { AppError, deliverJobId, NOTIFICATIONS_QUEUE } from '@herald/core';
+import { startApi, type Harness } from '../../../../../test/harness';
+import { tenant } from '../../../../../test/fixtures';
+import { startRedis } from '../../../../../test/services';
+import { ProjectSnapshot } from '../../http/project-cache';
+import { createRedis } from '../../redis';
+import { NotificationService } from './notifications.service';
+
+/**
+ * Admission: the sends that reach the insert in one event-loop turn are written with one INSERT and
+ * queued with one round trip. These tests call the service directly to control what shares a batch.
+ */
+let h: Harness;
+beforeAll(async () => {
+  h = await startApi();
+});
+afterAll(() => h.close());
+
+/** A project ready to send, and a snapshot already holding its checks (as after a first send). */
+async function ready() {
+  const t = await tenant(h);
+  await h.db.pushConfig.create({ data: { projectId: t.project.id, enabled: true } });
+  await h.db.providerConfig.create({ data: { projectId: t.project.id, provider: 'fcm', name: 'fcm', priority: 1, config: {}, secrets: 'sealed', keyId: 'k' } });
+  const template = await h.db.pushTemplate.create({ data: { projectId: t.project.id, name: 'greeting', title: 'Hi {{name}}', body: 'Hello' } });
+  return { projectId: t.project.id, templateId: template.id, snapshot: new ProjectSnapshot('test') };
+}
+
+const input = (templateId: string, userId = 'user-1') => ({ userIds: [userId], templateId, variables: { name: 'Ada' }, bulk: false });
+
+it('concurrent sends are admitted together: one row and one job each', async () => {
+  const service = new NotificationService(h.db, h.container.queue);
+  const p = await ready();
+  const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => service.send(p.snapshot, p.projectId, input(p.templateId, `user-${i}`))));
+  const ids = answers.map((a) => a.notificationId);
+  expect(new Set(ids).size).toBe(40);
+  const rows = await h.db.notification.findMany({ where: { projectId: p.projectId } });
+  expect(rows.map((r) => r.id).sort()).toEqual([...ids].sort());
+  expect(rows.map((r) => r.userIds[0]).sort()).toEqual(Array.from({ length: 40 }, (_, i) => `user-${i}`).sort());
+  const jobs = await Promise.all(ids.map((id) => h.container.queue.getJob(deliverJobId(id))));
+  expect(jobs.map((j) => j?.data)).toEqual(ids.map((notificationId) => ({ notificationId })));
+});
+
+it('a row that breaks the batch fails alone: a send for a project deleted a moment ago is 404, the others are admitted', async () => {
+  const service = new NotificationService(h.db, h.container.queue);
+  const kept = await ready();
+  const gone = await ready();
+  await service.send(gone.snapshot, gone.projectId, input(gone.templateId)); // its checks are now in the snapshot
+  await h.db.project.delete({ where: { id: gone.projectId } });
+  const results = await Promise.allSettled([
+    service.send(kept.snapshot, kept.projectId, input(kept.templateId, 'a')),
+    service.send(gone.snapshot, gone.projectId, input(gone.templateId, 'b')),
+    service.send(kept.snapshot, kept.projectId, input(kept.templateId, 'c')),
+  ]);
+  expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  const refused = (results[1] as PromiseRejectedResult).reason;
+  expect(refused).toBeInstanceOf(AppError);
+  expect(refused).toMatchObject({ status: 404, message: 'Project not found' });
+  expect(await h.db.notification.count({ where: { projectId: kept.projectId } })).toBe(2);
+});
+
+it('the same Idempotency-Key twice in one batch: one notification, both answers name it', async () => {
+  const service = new NotificationService(h.db, h.container.queue);
+  const p = await ready();
+  const [first, second] = await Promise.all([
+    service.send(p.snapshot, p.projectId, input(p.templateId), 'same-key'),
+    service.send(p.snapshot, p.projectId, input(p.templateId), 'same-key'),
+  ]);
+  expect(second).toEqual(first);
+  expect(await h.db.notification.count({ where: { projectId: p.projectId } })).toBe(1);
+});
+
+it('when the queue refuses the batch, every send of it is 503 and no row is left behind', async () => {
+  const redis = await startRedis();
+  const connection = createRedis(redis.url, 'failing-queue');
+  connection.on('error', () => undefined);
+  const queue = new Queue(NOTIFICATIONS_QUEUE, { connection, prefix: h.config.queuePrefix });
+  queue.on('error', () => undefined);
+  try {
+    await queue.waitUntilReady();
+    await redis.stop();
+    const service = new NotificationService(h.db, queue);
+    const p = await ready();
+    const results = await Promise.allSettled([service.send(p.snapshot, p.projectId, input(p.templateId, 'a')), service.send(p.snapshot, p.projectId, input(p.templateId, 'b'))]);
+    for (const r of results) {
+      expect(r.status).toBe('rejected');
+      expect((r as PromiseRejectedResult).reason).toMatchObject({ status: 503 });
+    }
+    expect(await h.db.notification.count({ where: { projectId: p.projectId } })).toBe(0);
+  } finally {
+    await queue.close().catch(() => undefined);
+    connection.disconnect();
+    await redis.close();
+  }
+});
