@@ -1,15 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import cors from 'cors';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import { pinoHttp } from 'pino-http';
 import { errorBody, reasonPhrase } from '@herald/core';
 import type { ApiContainer } from './container';
 import { mountRoutes } from './http/define-route';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { createApiMetrics } from './http/metrics';
+import { requestLog } from './http/request-log';
 import { mountHealth } from './modules/health/health.routes';
 import { buildOpenApiDocument } from './openapi/document';
 import { mountApiDocs } from './openapi/serve';
@@ -17,25 +16,11 @@ import { apiRoutes } from './routes';
 
 export const BODY_LIMIT = '1mb';
 
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
-
 export function createApp(c: ApiContainer): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', c.config.trustProxy ?? false);
-  app.use(
-    pinoHttp({
-      logger: c.logger,
-      genReqId: (req, res) => {
-        const incoming = req.headers['x-request-id'];
-        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
-      autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/ready' || req.url === '/metrics' },
-    }),
-  );
+  app.use(requestLog(c.logger));
   const metrics = c.config.metricsEnabled ? createApiMetrics() : undefined;
   if (metrics) app.use(metrics.middleware);
   app.use(helmet());
@@ -44,10 +29,10 @@ export function createApp(c: ApiContainer): Express {
 
   const router = express.Router();
   const routes = apiRoutes(c);
+  mountRoutes(router, routes, { authenticator: c.authenticator, gate: c.gate, projectCache: c.projectCache });
   mountHealth(router, c);
   if (metrics) router.get('/metrics', metrics.handler);
   mountApiDocs(router, () => buildOpenApiDocument(routes));
-  mountRoutes(router, routes, { authenticator: c.authenticator, gate: c.gate });
   app.use(router);
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -9,12 +9,15 @@ import { projectRoutes } from './modules/projects/projects.routes';
 import { pushConfigRoutes } from './modules/push-config/push-config.routes';
 import { templateRoutes } from './modules/templates/templates.routes';
 
-/** Every route of the API, in mounting order (static paths before parameterised ones). */
+/**
+ * Every route of the API, in mounting order: static paths before parameterised ones, and the routes
+ * customer backends call most (sending, device registration) first, since Express tries each in turn.
+ */
 export function apiRoutes(c: ApiContainer): RouteDefinition[] {
   return [
-    ...authRoutes(c.auth, c.limiter, c.config.rateLimits),
-    ...deviceRoutes(c),
     ...notificationRoutes(c),
+    ...deviceRoutes(c),
+    ...authRoutes(c.auth, c.limiter, c.config.rateLimits),
     ...inviteRoutes(c),
     ...projectRoutes(c),
     ...apiKeyRoutes(c),
