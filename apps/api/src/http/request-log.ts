@@ -39,8 +39,9 @@ export function requestLog(logger: Logger): RequestHandler {
       const level = levelFor(res.statusCode);
       if (!logger.isLevelEnabled(level)) return;
       const completed = res.writableFinished;
-      logger[level](
-        { reqId: id, req: stdSerializers.req(req), res: { statusCode: res.statusCode }, responseTime: Date.now() - start },
+      // The request's logger already carries its id.
+      req.log[level](
+        { req: stdSerializers.req(req), res: { statusCode: res.statusCode }, responseTime: Date.now() - start },
         completed ? 'request completed' : 'request aborted',
       );
     };
