@@ -1,11 +1,13 @@
+import { DatabaseError } from 'pg';
 import { Prisma } from './generated/prisma/client';
 
 /** A Prisma error with this code (P2025: record to update/delete not found, …). */
 export const isPrismaError = (err: unknown, code: string): err is Prisma.PrismaClientKnownRequestError =>
   err instanceof Prisma.PrismaClientKnownRequestError && err.code === code;
 
-/** The SQLSTATE of a raw query that Postgres refused (Prisma's P2010 carries the driver's code). */
+/** The SQLSTATE of a raw query that Postgres refused: through `sqlPool`, or Prisma's P2010, which carries the driver's code. */
 export function sqlState(err: unknown): string | undefined {
+  if (err instanceof DatabaseError) return err.code;
   if (!isPrismaError(err, 'P2010')) return undefined;
   const cause = (err.meta as { driverAdapterError?: { cause?: { originalCode?: string } } } | undefined)?.driverAdapterError?.cause;
   return cause?.originalCode;

@@ -70,7 +70,7 @@ it('the same Idempotency-Key twice in one batch: one notification, both answers 
   expect(await h.db.notification.count({ where: { projectId: p.projectId } })).toBe(1);
 });
 
-it('when the queue refuses the batch, every send of it is 503 and no row is left behind', async () => {
+it('when the queue refuses a batch, or a single send, each send is 503 and no row is left behind', async () => {
   const redis = await startRedis();
   const connection = createRedis(redis.url, 'failing-queue');
   connection.on('error', () => undefined);
@@ -86,6 +86,9 @@ it('when the queue refuses the batch, every send of it is 503 and no row is left
       expect(r.status).toBe('rejected');
       expect((r as PromiseRejectedResult).reason).toMatchObject({ status: 503 });
     }
+    expect(await h.db.notification.count({ where: { projectId: p.projectId } })).toBe(0);
+    // A batch of one takes another call into the queue.
+    await expect(service.send(p.snapshot, p.projectId, input(p.templateId, 'c'))).rejects.toMatchObject({ status: 503 });
     expect(await h.db.notification.count({ where: { projectId: p.projectId } })).toBe(0);
   } finally {
     await queue.close().catch(() => undefined);
