@@ -11,6 +11,9 @@ export type Caller =
 
 export type AuthMode = 'none' | 'jwt' | 'key' | 'keyOrJwt' | 'optionalJwt';
 
+/** The caller's credential as rate limits count it: the API key, or the user behind the JWT. */
+export const credentialOf = (caller: Caller) => (caller.type === 'apiKey' ? `key:${caller.keyId}` : `user:${caller.userId}`);
+
 export const AUTH_MESSAGES = {
   missing: 'Missing or invalid authorization header',
   invalidToken: 'Invalid token',
@@ -46,6 +49,7 @@ interface KeyRow {
  */
 export class Authenticator {
   private readonly lastUsedWritten = new Map<string, number>();
+  private readonly keyHashes = new WeakMap<Request, string>();
 
   constructor(
     private readonly db: Db,
@@ -63,6 +67,20 @@ export class Authenticator {
     if (mode === 'key') throw AppError.unauthorized(AUTH_MESSAGES.invalidKey);
     if (mode === 'optionalJwt' && !req.headers.authorization) return undefined;
     return this.fromBearer(req.headers.authorization);
+  }
+
+  /**
+   * The presented credential as `credentialOf` names it, when it is known without I/O: an API key
+   * whose id this instance has cached. Only a hint: the key may have been disabled since, which
+   * `resolve` finds out.
+   */
+  credentialHint(req: Request, mode: AuthMode): string | undefined {
+    if (mode !== 'key' && mode !== 'keyOrJwt') return undefined;
+    const raw = req.headers['x-api-key'];
+    const key = Array.isArray(raw) ? raw[0] : raw;
+    if (!key) return undefined;
+    const known = this.cache.knownKey(this.keyHash(req, key));
+    return known && `key:${known.keyId}`;
   }
 
   private async fromBearer(header: string | undefined): Promise<Caller> {
@@ -83,15 +101,15 @@ export class Authenticator {
 
   private async fromApiKey(req: Request, raw: string | undefined): Promise<Caller> {
     if (!raw) throw AppError.unauthorized(AUTH_MESSAGES.invalidKey);
-    const hash = hashSecret(raw.trim());
-    let projectId = this.cache.projectOfKey(hash);
+    const hash = this.keyHash(req, raw);
+    let projectId = this.cache.knownKey(hash)?.projectId;
     if (!projectId) {
-      // First use on this instance: only the project is taken from this read. The key itself is read
+      // First use on this instance: only the ids are taken from this read. The key itself is read
       // again below, after the project's version, so that the cached copy cannot predate a change.
       const found = await this.findKey(hash);
       if (!found) throw AppError.unauthorized(AUTH_MESSAGES.invalidKey);
       projectId = found.projectId;
-      this.cache.rememberKey(hash, projectId);
+      this.cache.rememberKey(hash, { projectId, keyId: found.id });
     }
     const snapshot = await this.cache.snapshot(req, projectId);
     const key = await snapshot.load(`api-key:${hash}`, () => this.findKey(hash));
@@ -99,6 +117,13 @@ export class Authenticator {
     if (!key.enabled) throw AppError.unauthorized(AUTH_MESSAGES.disabledKey);
     this.touch(key.id);
     return { type: 'apiKey', keyId: key.id, projectId: key.projectId, project: { id: key.projectId, name: key.name, ownerId: key.ownerId } };
+  }
+
+  /** SHA-256 of the presented key, computed once per request. */
+  private keyHash(req: Request, raw: string): string {
+    let hash = this.keyHashes.get(req);
+    if (hash === undefined) this.keyHashes.set(req, (hash = hashSecret(raw.trim())));
+    return hash;
   }
 
   /** The key with its project, in one round trip. */

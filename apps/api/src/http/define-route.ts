@@ -41,7 +41,13 @@ export interface RouteSpec<A extends AuthMode, P, Q, B, PS extends ProjectSpec |
   project?: PS;
   /** Status of a successful answer (default 200). A handler may override it with `reply()`. */
   status?: number;
-  /** Middleware run after authentication and before validation, e.g. a rate limiter or multer. */
+  /**
+   * The route's rate limiter (`LimiterFactory`), run before validation. Keyed by credential, it
+   * starts together with authentication when the credential is known without I/O (`credentialHint`),
+   * so that its Redis command leaves in the same write as the project-version read.
+   */
+  rateLimit?: RequestHandler;
+  /** Middleware run after authentication and the rate limit, before validation, e.g. multer. */
   before?: RequestHandler[];
   /** Response schema, for the API document. */
   response?: AnySchema;
@@ -125,18 +131,38 @@ export interface RouteRuntime {
   projectCache: ProjectCache;
 }
 
+const runMiddleware = (h: RequestHandler, req: Request, res: Response) =>
+  new Promise<void>((resolve, reject) => {
+    const next: NextFunction = (err?: unknown) => (err ? reject(err) : resolve());
+    Promise.resolve(h(req, res, next)).catch(reject);
+  });
+
 const runBefore = (handlers: RequestHandler[], req: Request, res: Response) =>
-  handlers.reduce<Promise<void>>(
-    (chain, h) =>
-      chain.then(
-        () =>
-          new Promise<void>((resolve, reject) => {
-            const next: NextFunction = (err?: unknown) => (err ? reject(err) : resolve());
-            Promise.resolve(h(req, res, next)).catch(reject);
-          }),
-      ),
-    Promise.resolve(),
-  );
+  handlers.reduce<Promise<void>>((chain, h) => chain.then(() => runMiddleware(h, req, res)), Promise.resolve());
+
+/**
+ * Authenticates the request and applies the route's rate limit. With an API key this instance has
+ * seen, both start at once: one Redis write carries the version read and the counter. An error from
+ * authentication wins over the limiter's (a bad key is a 401, never a 429).
+ */
+async function authenticateAndLimit(runtime: RouteRuntime, spec: RouteDefinition['spec'], req: Request, res: Response): Promise<Caller | undefined> {
+  const hint = spec.rateLimit ? runtime.authenticator.credentialHint(req, spec.auth) : undefined;
+  let limited: Promise<void> | undefined;
+  if (hint) {
+    res.locals.credential = hint;
+    limited = runMiddleware(spec.rateLimit!, req, res);
+  }
+  let caller: Caller | undefined;
+  try {
+    caller = await runtime.authenticator.resolve(req, spec.auth);
+  } catch (err) {
+    await limited?.catch(() => undefined);
+    throw err;
+  }
+  res.locals.caller = caller;
+  if (spec.rateLimit) await (limited ?? runMiddleware(spec.rateLimit, req, res));
+  return caller;
+}
 
 export function mountRoutes(router: Router, routes: RouteDefinition[], runtime: RouteRuntime) {
   for (const { spec, handler } of routes) {
@@ -144,8 +170,8 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], runtime: 
 
     /** Runs the route up to its answer; `touched` collects the projects it was allowed to act on. */
     const run = async (req: Request, res: Response, touched: Set<string>): Promise<unknown> => {
-      const caller = await runtime.authenticator.resolve(req, spec.auth);
-      res.locals.caller = caller;
+      const caller = await authenticateAndLimit(runtime, spec, req, res);
+      if (res.headersSent) return undefined;
       if (spec.before?.length) {
         await runBefore(spec.before, req, res);
         if (res.headersSent) return undefined;

@@ -11,6 +11,12 @@ const SNAPSHOT_MAX_ENTRIES = 1_000;
 /** The version key outlives any snapshot by far; an expired key only costs one reload. */
 const VERSION_TTL_SECONDS = 7 * 24 * 3600;
 
+/** What never changes about an API key (whether it is enabled is read from the project's snapshot). */
+export interface KnownKey {
+  keyId: string;
+  projectId: string;
+}
+
 /**
  * What one API instance knows about one project, read from Postgres after the project's version was
  * read from Redis. It is valid while that version is unchanged: any write to the project's keys,
@@ -49,8 +55,8 @@ export class ProjectSnapshot {
  */
 export class ProjectCache {
   private readonly snapshots = new LRUCache<string, ProjectSnapshot>({ max: 10_000, ttl: SNAPSHOT_MAX_AGE_MS });
-  /** API key hash → its project. A key never moves to another project, so this needs no invalidation. */
-  private readonly keyProjects = new LRUCache<string, string>({ max: 100_000 });
+  /** API key hash → the key's id and project. Neither ever changes, so this needs no invalidation. */
+  private readonly keys = new LRUCache<string, KnownKey>({ max: 100_000 });
   private readonly perRequest = new WeakMap<Request, Map<string, Promise<ProjectSnapshot>>>();
   /** Projects whose version could not be replaced: retried when Redis is reachable again. */
   private readonly pending = new Set<string>();
@@ -109,12 +115,12 @@ export class ProjectCache {
     return fresh;
   }
 
-  projectOfKey(keyHash: string): string | undefined {
-    return this.keyProjects.get(keyHash);
+  knownKey(keyHash: string): KnownKey | undefined {
+    return this.keys.get(keyHash);
   }
 
-  rememberKey(keyHash: string, projectId: string) {
-    this.keyProjects.set(keyHash, projectId);
+  rememberKey(keyHash: string, key: KnownKey) {
+    this.keys.set(keyHash, key);
   }
 
   /**

@@ -53,6 +53,24 @@ it('send-bulk: 10 per minute per credential; send: 100', async () => {
   expect429(await h.post('/push/send', { apiKey: key, body: send }), 100);
 });
 
+it('a key this instance already knows is counted as it is checked, and a disabled one is still a 401, not a 429', async () => {
+  const t = await tenant(h);
+  const key = await createApiKey(h, t.project.id);
+  const other = (await createApiKey(h, t.project.id)).key;
+  const bulk = { userIds: ['u1'], templateId: '00000000-0000-4000-8000-000000000000' };
+  // The first request looks the key up; the next ones start the limiter together with the check.
+  for (let i = 0; i < 10; i++) expect((await h.post('/push/send-bulk', { apiKey: key.key, body: bulk })).status).not.toBe(429);
+  expect429(await h.post('/push/send-bulk', { apiKey: key.key, body: bulk }), 10);
+  // Another key of the same project has its own budget.
+  expect((await h.post('/push/send-bulk', { apiKey: other, body: bulk })).status).not.toBe(429);
+
+  const disabled = await h.patch(`/projects/${t.project.id}/api-keys/${key.id}`, { token: t.owner.accessToken, body: { enabled: false } });
+  expect(disabled.status).toBe(200);
+  const res = await h.post('/push/send-bulk', { apiKey: key.key, body: bulk });
+  expectError(res, 401);
+  expect(res.body.message).toBe('API key is disabled');
+});
+
 it('sign-up: 30 per minute per IP, counting refused attempts too', async () => {
   const own = await startApi({ QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-${unique('su')}`, RATE_LIMIT_SIGNUP: '30' });
   try {

@@ -3,7 +3,7 @@ import { ipKeyGenerator, rateLimit, type Options as RateLimitOptions } from 'exp
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type Redis from 'ioredis';
 import { AppError } from '@herald/core';
-import type { Caller } from './caller';
+import { credentialOf, type Caller } from './caller';
 
 /**
  * rate-limit-redis loads its Lua scripts once, at start. If Redis is down then, the stored promise
@@ -66,11 +66,14 @@ export type LimiterFactory = ReturnType<typeof createLimiterFactory>;
 
 export const clientIp = (req: Request) => ipKeyGenerator(req.ip ?? 'unknown');
 
-/** Per credential: the API key, or the user behind the JWT. */
+/**
+ * Per credential: the API key, or the user behind the JWT. The route runtime sets `credential` when
+ * it limits before authentication has finished (`Authenticator.credentialHint`), else `caller`.
+ */
 export const perCredential = (req: Request) => {
-  const caller = req.res?.locals.caller as Caller | undefined;
-  if (!caller) return `ip:${clientIp(req)}`;
-  return caller.type === 'apiKey' ? `key:${caller.keyId}` : `user:${caller.userId}`;
+  const locals = req.res?.locals;
+  const credential = (locals?.credential as string | undefined) ?? (locals?.caller ? credentialOf(locals.caller as Caller) : undefined);
+  return credential ?? `ip:${clientIp(req)}`;
 };
 
 /** Per client IP and the e-mail address in the body (sign-in and reset: brute force against one account). */

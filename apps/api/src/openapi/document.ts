@@ -1,5 +1,4 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { RequestHandler } from 'express';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { z } from 'zod';
 import type { RouteDefinition } from '../http/define-route';
@@ -87,8 +86,6 @@ const NAMED_FORMATS = new Set(['uuid', 'email', 'date-time', 'uri']);
 /** z.json(): string | number | boolean | null | array of itself | record of itself. */
 const isJsonValue = (def: JsonObject, key: string) =>
   Array.isArray(def.anyOf) && def.anyOf.length === 6 && JSON.stringify(def).split(`"#/$defs/${key}"`).length === 3;
-
-const isRateLimiter = (h: RequestHandler) => typeof (h as unknown as { resetKey?: unknown }).resetKey === 'function';
 
 /**
  * Collects the named schemas (zod's `$defs`) of every conversion into `components.schemas`, and
@@ -189,7 +186,7 @@ function derivedErrors(spec: Spec, hasInput: boolean): number[] {
     statuses.add(413);
     statuses.add(415);
   }
-  if (spec.before?.some(isRateLimiter)) statuses.add(429);
+  if (spec.rateLimit) statuses.add(429);
   statuses.add(503);
   return [...statuses];
 }
@@ -251,7 +248,7 @@ function buildOperation(spec: Spec, schemas: SchemaCollector): OpenAPIV3_1.Opera
     requestBody = { required: true, content: { 'application/json': { schema: json } } };
   }
 
-  const rateLimited = spec.before?.some(isRateLimiter) ?? false;
+  const rateLimited = spec.rateLimit !== undefined;
   const success = spec.status ?? 200;
   const responses: OpenAPIV3_1.ResponsesObject = {};
   const body = spec.response ? schemas.named(schemas.convert(spec.response, 'output')) : undefined;

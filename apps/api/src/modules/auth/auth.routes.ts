@@ -22,11 +22,11 @@ export function authRoutes(auth: AuthService, limiter: LimiterFactory, limits: {
 
   return [
     defineRoute(
-      { method: 'post', path: '/auth/signup', summary: 'Create an account', tags, auth: 'none', body: signupBody, status: 201, before: [signupLimit], response: userResponse },
+      { method: 'post', path: '/auth/signup', summary: 'Create an account', tags, auth: 'none', body: signupBody, status: 201, rateLimit: signupLimit, response: userResponse },
       ({ body }) => auth.signup(body),
     ),
     defineRoute(
-      { method: 'post', path: '/auth/signin', summary: 'Sign in', tags, auth: 'none', body: signinBody, before: [signinLimit], response: tokenResponse },
+      { method: 'post', path: '/auth/signin', summary: 'Sign in', tags, auth: 'none', body: signinBody, rateLimit: signinLimit, response: tokenResponse },
       ({ body }) => auth.signin(body.email, body.password),
     ),
     defineRoute(
@@ -49,7 +49,7 @@ export function authRoutes(auth: AuthService, limiter: LimiterFactory, limits: {
         tags,
         auth: 'none',
         body: requestResetBody,
-        before: [resetLimit],
+        rateLimit: resetLimit,
         response: messageResponse,
       },
       ({ body }) => auth.requestPasswordReset(body.email),

@@ -22,7 +22,7 @@ export function deviceRoutes(c: ApiContainer): RouteDefinition[] {
         query: projectQuery,
         body: registerDeviceBody,
         project: { from: 'query' },
-        before: [registerLimit],
+        rateLimit: registerLimit,
         status: 201,
         response: deviceResponse,
       },
