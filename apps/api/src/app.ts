@@ -8,7 +8,7 @@ import type { ApiContainer } from './container';
 import { mountRoutes } from './http/define-route';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { createApiMetrics } from './http/metrics';
-import { requestLog } from './http/request-log';
+import { useRequestLog } from './http/request-log';
 import { mountHealth } from './modules/health/health.routes';
 import { buildOpenApiDocument } from './openapi/document';
 import { mountApiDocs } from './openapi/serve';
@@ -20,7 +20,7 @@ export function createApp(c: ApiContainer): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', c.config.trustProxy ?? false);
-  app.use(requestLog(c.logger));
+  useRequestLog(app, c.logger);
   const metrics = c.config.metricsEnabled ? createApiMetrics() : undefined;
   if (metrics) app.use(metrics.middleware);
   app.use(helmet());
