@@ -28,8 +28,10 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '50' },
     /** Directory for a V8 CPU profile of the API process (node --cpu-prof), written when it stops. */
     'profile-api': { type: 'string' },
-    /** Only the warm-up and POST /push/send at full load (for profiling). */
+    /** `send`: only the warm-up and POST /push/send at full load; `paced`: only the paced runs (for profiling). */
     only: { type: 'string' },
+    /** With --only paced: the rates to pace POST /push/send at, comma-separated req/s. */
+    rates: { type: 'string', default: '500,800,1100' },
   },
 });
 const DURATION = Number(args.seconds);
@@ -44,6 +46,8 @@ interface Result {
   p99: number;
   errors: number;
   non2xx: number;
+  /** More of the latency distribution (paced runs). */
+  tail?: string;
 }
 
 /** Share of one core each process used while `measure` ran: where the machine's two cores went. */
@@ -63,7 +67,7 @@ async function cpuDuring<T>(serverPid: number, measure: () => Promise<T>): Promi
 
 const line = (title: string, r: Result, cpu: string) =>
   console.log(
-    `${title.padEnd(36)} ${fmt(r.rps).padStart(7)} req/s   p50 ${String(r.p50).padStart(3)} ms   p99 ${String(r.p99).padStart(3)} ms   cpu: ${cpu}${r.non2xx || r.errors ? `   (${r.non2xx} non-2xx, ${r.errors} errors)` : ''}`,
+    `${title.padEnd(36)} ${fmt(r.rps).padStart(7)} req/s   p50 ${String(r.p50).padStart(3)} ms   p99 ${String(r.p99).padStart(3)} ms   cpu: ${cpu}${r.non2xx || r.errors ? `   (${r.non2xx} non-2xx, ${r.errors} errors)` : ''}${r.tail ? `\n${''.padEnd(38)}${r.tail}` : ''}`,
   );
 
 async function run(title: string, serverPid: number, opts: autocannon.Options): Promise<Result> {
@@ -119,7 +123,8 @@ async function paced(target: string, headers: Record<string, string>, body: stri
   const elapsed = (performance.now() - started) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { rps: latencies.length / elapsed, p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)), errors, non2xx };
+  const tail = `p90 ${percentile(latencies, 90).toFixed(1)} ms, p95 ${percentile(latencies, 95).toFixed(1)} ms, p99.9 ${percentile(latencies, 99.9).toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`;
+  return { rps: latencies.length / elapsed, p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)), errors, non2xx, tail };
 }
 
 async function main() {
@@ -163,20 +168,33 @@ async function main() {
 
   const sendBody = JSON.stringify({ userId: 'user-1', templateId: tenant.templateId, variables: { order: '#1', name: 'there' } });
   const headers = { 'content-type': 'application/json', 'x-api-key': tenant.apiKey };
-  await run('warm-up', apiProcess.pid, { url: `${url}/push/send`, method: 'POST', headers, body: sendBody, duration: 3 });
-  if (args.only === 'send') {
-    await run('POST /push/send', apiProcess.pid, { url: `${url}/push/send`, method: 'POST', headers, body: sendBody });
+  try {
+    await run('warm-up', apiProcess.pid, { url: `${url}/push/send`, method: 'POST', headers, body: sendBody, duration: 3 });
+    if (args.only === 'send') {
+      await run('POST /push/send', apiProcess.pid, { url: `${url}/push/send`, method: 'POST', headers, body: sendBody });
+    } else if (args.only === 'paced') {
+      for (const rate of args.rates.split(',').map(Number)) {
+        await pacedRun(`POST /push/send paced at ${fmt(rate)} req/s`, apiProcess.pid, `${url}/push/send`, headers, sendBody, rate);
+      }
+    } else {
+      await measureAll(url, barePort, apiProcess.pid, bare.pid, headers, sendBody);
+    }
+  } finally {
     await apiProcess.stop();
     await bare.stop();
-    return;
+    await dropQueue(redisUrl, queuePrefix);
   }
+}
+
+/** The interleaved rounds of every route, then POST /push/send paced, with the medians. */
+async function measureAll(url: string, barePort: number, apiPid: number, barePid: number, headers: Record<string, string>, sendBody: string) {
   let n = 0;
   const routes = {
-    bare: { title: 'bare Express JSON route', pid: bare.pid, opts: { url: `http://127.0.0.1:${barePort}/push/send`, method: 'POST', headers, body: sendBody } },
-    send: { title: 'POST /push/send', pid: apiProcess.pid, opts: { url: `${url}/push/send`, method: 'POST', headers, body: sendBody } },
+    bare: { title: 'bare Express JSON route', pid: barePid, opts: { url: `http://127.0.0.1:${barePort}/push/send`, method: 'POST', headers, body: sendBody } },
+    send: { title: 'POST /push/send', pid: apiPid, opts: { url: `${url}/push/send`, method: 'POST', headers, body: sendBody } },
     register: {
       title: 'POST /push/register-device',
-      pid: apiProcess.pid,
+      pid: apiPid,
       opts: {
         url: `${url}/push/register-device`,
         method: 'POST',
@@ -203,7 +221,7 @@ async function main() {
   const paced: Result[] = [];
   for (const share of pacedShares) {
     const rate = Math.round(bareResult.rps * share);
-    paced.push(await pacedRun(`POST /push/send paced at ${fmt(rate)} req/s`, apiProcess.pid, `${url}/push/send`, headers, sendBody, rate));
+    paced.push(await pacedRun(`POST /push/send paced at ${fmt(rate)} req/s`, apiPid, `${url}/push/send`, headers, sendBody, rate));
   }
 
   console.log(`\nmedians of ${ROUNDS} rounds:`);
@@ -214,9 +232,10 @@ async function main() {
     const r = paced[i];
     console.log(`  POST /push/send paced at ${pct(share)} of the bare rate (${fmt(r.rps)} req/s served): p50 ${r.p50} ms, p99 ${r.p99} ms${r.non2xx ? ` (${r.non2xx} non-2xx)` : ''}`);
   }
+}
 
-  await apiProcess.stop();
-  await bare.stop();
+/** The queue's keys: no worker consumed the sends. */
+async function dropQueue(redisUrl: string, queuePrefix: string) {
   const redis = new Redis(redisUrl);
   let cursor = '0';
   do {

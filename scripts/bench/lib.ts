@@ -154,10 +154,15 @@ export function rssMiB(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
-/** utime + stime of a process, in ms (Linux, USER_HZ = 100). */
-export function cpuMs(pid: number): number {
+/**
+ * utime + stime of a process, in ms (Linux, USER_HZ = 100). With `exitedChildren`, plus the CPU of
+ * its children that have exited (cutime + cstime), so that a PostgreSQL backend closing during a
+ * measurement moves its time to the postmaster instead of taking it out of the sum.
+ */
+export function cpuMs(pid: number, { exitedChildren = false } = {}): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  const ticks = Number(fields[11]) + Number(fields[12]) + (exitedChildren ? Number(fields[13]) + Number(fields[14]) : 0);
+  return (ticks * 1000) / 100;
 }
 
 /** A JSON request against the API that throws unless the status is expected. */
@@ -199,14 +204,14 @@ export const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 export const pct = (r: number) => `${(r * 100).toFixed(1)} %`;
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-/** CPU ms of every process whose command name is `name` (e.g. all PostgreSQL backends), Linux only. */
+/** CPU ms of every process whose command name is `name` (e.g. all PostgreSQL backends, those already gone included), Linux only. */
 export function cpuMsByName(name: string): number {
   let total = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== name) continue;
-      total += cpuMs(Number(entry));
+      total += cpuMs(Number(entry), { exitedChildren: true });
     } catch {
       // the process ended meanwhile
     }
