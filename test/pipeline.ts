@@ -7,25 +7,41 @@ import { startApi, testEnv, unique, type Harness } from './harness';
 import { tenant, type Tenant } from './fixtures';
 
 const WORKER_ENTRY = path.join(__dirname, '../apps/worker/dist/main.js');
+const API_ENTRY = path.join(__dirname, '../apps/api/dist/main.js');
 
-export interface WorkerProcess {
+export interface ServiceProcess {
   child: ChildProcess;
   output: string[];
-  /** Resolves when the worker logged that it started. */
-  ready: Promise<void>;
+  /** Resolves with the line with which the service logged that it started. */
+  ready: Promise<string>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+export type WorkerProcess = ServiceProcess;
+
 /** The worker as its own OS process (the built code), as in production. */
-export function spawnWorker(env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, [WORKER_ENTRY], { env: testEnv(env) as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+export const spawnWorker = (env: Record<string, string>): WorkerProcess => spawnService(WORKER_ENTRY, env, 'Herald worker started');
+
+/** The API as its own OS process (the built code) on an ephemeral port; resolves once it listens. */
+export async function spawnApi(env: Record<string, string>): Promise<ServiceProcess & { url: string }> {
+  const api = spawnService(API_ENTRY, { PORT: '0', ...env }, 'Herald API listening');
+  const exited = new Promise<never>((_, reject) => api.child.once('exit', (code) => reject(new Error(`the API exited (${code}) before listening:\n${api.output.join('')}`))));
+  const line = await Promise.race([api.ready, exited]);
+  const port = /"port":(\d+)/.exec(line)?.[1];
+  if (!port) throw new Error(`no port in: ${line}`);
+  return { ...api, url: `http://127.0.0.1:${port}` };
+}
+
+function spawnService(entry: string, env: Record<string, string>, readyText: string): ServiceProcess {
+  const child = spawn(process.execPath, [entry], { env: testEnv(env) as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
-  let resolveReady: () => void;
-  const ready = new Promise<void>((r) => (resolveReady = r));
+  let resolveReady: (line: string) => void;
+  const ready = new Promise<string>((r) => (resolveReady = r));
   const collect = (chunk: Buffer) => {
     const text = chunk.toString();
     output.push(text);
-    if (text.includes('Herald worker started')) resolveReady();
+    const line = text.split('\n').find((l) => l.includes(readyText));
+    if (line) resolveReady(line);
   };
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);

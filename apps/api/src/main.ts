@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { loadApiConfig, loadOrExit } from '@herald/config';
 import { answerClientErrors, createApp } from './app';
 import { createContainer } from './container';
@@ -11,7 +12,7 @@ async function main() {
   // Rate limiters and queues need Redis; start anyway if it is down (requests get 503 until it returns).
   if (!(await waitForRedis(c.redis, 5000))) c.logger.error('Redis is not reachable yet; requests needing it answer 503');
 
-  const server = createApp(c).listen(config.port, () => c.logger.info({ port: config.port }, 'Herald API listening'));
+  const server = createApp(c).listen(config.port, () => c.logger.info({ port: (server.address() as AddressInfo).port }, 'Herald API listening'));
   answerClientErrors(server);
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
 

@@ -151,6 +151,10 @@ async function authenticateAndLimit(runtime: RouteRuntime, spec: RouteDefinition
   if (hint) {
     res.locals.credential = hint;
     limited = runMiddleware(spec.rateLimit!, req, res);
+    // Awaited only once authentication is done, possibly several event-loop turns later (a project
+    // reloaded from Postgres). A 429 decided before then must not count as an unhandled rejection,
+    // which would end the process.
+    limited.catch(() => undefined);
   }
   let caller: Caller | undefined;
   try {

@@ -1,4 +1,5 @@
-import { expectError, PASSWORD, startApi, unique, uniqueEmail, type ApiResponse, type Harness } from '../../../../test/harness';
+import { expectError, httpRequest, PASSWORD, startApi, unique, uniqueEmail, type ApiResponse, type Harness } from '../../../../test/harness';
+import { spawnApi } from '../../../../test/pipeline';
 import { createApiKey, tenant } from '../../../../test/fixtures';
 
 /** CONTRACT §10 with its default limits, on an API with its own Redis key prefix. */
@@ -80,5 +81,30 @@ it('sign-up: 30 per minute per IP, counting refused attempts too', async () => {
     expect429(await own.post('/auth/signup', { body: { email: uniqueEmail('su'), password: PASSWORD, firstName: 'A', lastName: 'B' } }), 30);
   } finally {
     await own.close();
+  }
+});
+
+it('a refusal decided while the project is still being reloaded leaves the process running (built API, own process)', async () => {
+  // The in-process harness cannot show this: an unhandled rejection ends a real Node process.
+  const api = await spawnApi({ QUEUE_PREFIX: h.config.queuePrefix, RATE_LIMIT_SEND_BULK: '2' });
+  try {
+    const t = await tenant(h);
+    const key = await createApiKey(h, t.project.id);
+    const bulk = { userIds: ['u1'], templateId: '00000000-0000-4000-8000-000000000000' };
+    const post = (apiKey: string) => httpRequest(api.url, 'POST', '/push/send-bulk', { apiKey, body: bulk });
+    for (let i = 0; i < 2; i++) expect((await post(key.key)).status).not.toBe(429);
+    expect((await post(key.key)).status).toBe(429);
+    // Any change to the project makes the next request reload it from Postgres, while the limiter
+    // (whose command left with the version read) has already refused.
+    expect((await h.post('/push-templates', { token: t.owner.accessToken, body: { projectId: t.project.id, name: unique('tpl'), title: 'T', body: 'B' } })).status).toBe(201);
+    expect((await post(key.key)).status).toBe(429);
+    await h.patch(`/projects/${t.project.id}/api-keys/${key.id}`, { token: t.owner.accessToken, body: { enabled: false } });
+    const res = await post(key.key);
+    expect(res.status).toBe(401);
+    expect(res.body.message).toBe('API key is disabled');
+    expect((await httpRequest(api.url, 'GET', '/health')).status).toBe(200);
+    expect(api.child.exitCode).toBeNull();
+  } finally {
+    await api.stop();
   }
 });
