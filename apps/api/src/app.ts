@@ -27,13 +27,12 @@ export function createApp(c: ApiContainer): Express {
   app.use(cors({ origin: c.config.corsOrigins.length ? c.config.corsOrigins : false, exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After'] }));
   app.use(express.json({ limit: BODY_LIMIT }));
 
-  const router = express.Router();
+  // On the app itself, not a nested router: one dispatch less per request.
   const routes = apiRoutes(c);
-  mountRoutes(router, routes, { authenticator: c.authenticator, gate: c.gate, projectCache: c.projectCache });
-  mountHealth(router, c);
-  if (metrics) router.get('/metrics', metrics.handler);
-  mountApiDocs(router, () => buildOpenApiDocument(routes));
-  app.use(router);
+  mountRoutes(app, routes, { authenticator: c.authenticator, gate: c.gate, projectCache: c.projectCache });
+  mountHealth(app, c);
+  if (metrics) app.get('/metrics', metrics.handler);
+  mountApiDocs(app, () => buildOpenApiDocument(routes));
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

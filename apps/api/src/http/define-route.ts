@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import type { IRouter, NextFunction, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { AppError, type ErrorDetail } from '@herald/core';
 import type { AccessDenial, ProjectAccess, ProjectGate, ProjectNeed } from './access';
@@ -168,7 +168,7 @@ async function authenticateAndLimit(runtime: RouteRuntime, spec: RouteDefinition
   return caller;
 }
 
-export function mountRoutes(router: Router, routes: RouteDefinition[], runtime: RouteRuntime) {
+export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime: RouteRuntime) {
   for (const { spec, handler } of routes) {
     const invalidates = spec.method !== 'get' && !spec.keepsProjectCache;
 

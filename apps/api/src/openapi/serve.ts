@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { RequestHandler, Router } from 'express';
+import type { IRouter, RequestHandler } from 'express';
 import helmet from 'helmet';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { DOCS_PATH, OPENAPI_PATH } from './document';
@@ -69,7 +69,7 @@ const docsCsp = helmet.contentSecurityPolicy({
  * `GET /openapi.json` (the document, built once on first request) and `GET /docs` (Swagger UI over
  * it, with its assets under `/docs/`). Outside the route builder: no auth, no validation.
  */
-export function mountApiDocs(router: Router, document: () => OpenAPIV3_1.Document) {
+export function mountApiDocs(router: IRouter, document: () => OpenAPIV3_1.Document) {
   let cached: OpenAPIV3_1.Document | undefined;
   router.get(OPENAPI_PATH, (_req, res) => {
     cached ??= document();

@@ -1,4 +1,4 @@
-import type { Router } from 'express';
+import type { IRouter } from 'express';
 import { errorBody } from '@herald/core';
 import type { ApiContainer } from '../../container';
 
@@ -15,7 +15,7 @@ async function probe(check: () => Promise<unknown>): Promise<'up' | 'down'> {
 }
 
 /** Liveness and readiness, outside the route builder: no auth, no validation, never rate limited. */
-export function mountHealth(router: Router, c: Pick<ApiContainer, 'db' | 'redis'>) {
+export function mountHealth(router: IRouter, c: Pick<ApiContainer, 'db' | 'redis'>) {
   router.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
