@@ -2,13 +2,15 @@
  * API benchmark: POST /push/send and POST /push/register-device requests/s and p50/p99 latency with
  * rate limits lifted (one API process), beside a bare Express JSON route in the same run.
  *
- *   pnpm bench:api [--seconds 10] [--rounds 3] [--connections 50] [--profile-api DIR] [--only send]
+ *   pnpm bench:api [--seconds 10] [--rounds 3] [--connections 50] [--profile-api DIR]
+ *                  [--only send | --only paced [--rates 500,800,1100]]
  *
  * A shared 2-core VM drifts by tens of percent from minute to minute, so the routes are measured in
  * interleaved rounds (bare, send, register, bare, …) and each figure is the median of its rounds.
  * Then POST /push/send is paced at 20, 30 and 40 % of the bare route's median rate (40 % is the
- * issue's target rate) to read its latency there: at full load, latency only measures the queue in
- * front of a saturated process (50 connections ÷ requests/s).
+ * issue's target rate), in rounds as well, to read its latency there: at full load, latency only
+ * measures the queue in front of a saturated process (50 connections ÷ requests/s). Each line shows
+ * where the CPU went, including the time the hypervisor took from this VM.
  *
  * No worker runs: sends are accepted and queued (the queue is dropped with its key prefix afterwards).
  */
@@ -19,7 +21,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Redis from 'ioredis';
-import { cpuMs, cpuMsByName, fmt, freePort, pct, percentile, ROOT, serviceAccount, setupTenant, startNode, freshDatabase } from './lib';
+import { cpuMs, cpuMsByName, fmt, freePort, pct, percentile, ROOT, serviceAccount, setupTenant, startNode, freshDatabase, stealMs } from './lib';
 
 const { values: args } = parseArgs({
   options: {
@@ -52,7 +54,7 @@ interface Result {
 
 /** Share of one core each process used while `measure` ran: where the machine's two cores went. */
 async function cpuDuring<T>(serverPid: number, measure: () => Promise<T>): Promise<{ value: T; cpu: string }> {
-  const sample = () => ({ at: performance.now(), server: cpuMs(serverPid), self: process.cpuUsage(), postgres: cpuMsByName('postgres'), redis: cpuMsByName('redis-server') });
+  const sample = () => ({ at: performance.now(), server: cpuMs(serverPid), self: process.cpuUsage(), postgres: cpuMsByName('postgres'), redis: cpuMsByName('redis-server'), steal: stealMs() });
   const before = sample();
   const value = await measure();
   const after = sample();
@@ -61,7 +63,7 @@ async function cpuDuring<T>(serverPid: number, measure: () => Promise<T>): Promi
   const self = (after.self.user + after.self.system - before.self.user - before.self.system) / 1000;
   return {
     value,
-    cpu: `server ${share(after.server - before.server)}, load generator ${share(self)}, postgres ${share(after.postgres - before.postgres)}, redis ${share(after.redis - before.redis)}`,
+    cpu: `server ${share(after.server - before.server)}, load generator ${share(self)}, postgres ${share(after.postgres - before.postgres)}, redis ${share(after.redis - before.redis)}, stolen by the host ${share(after.steal - before.steal)}`,
   };
 }
 
@@ -213,18 +215,23 @@ async function measureAll(url: string, barePort: number, apiPid: number, barePid
   }
   const median = (rs: Result[]) => {
     const pick = (f: (r: Result) => number) => rs.map(f).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
-    return { rps: pick((r) => r.rps), p50: pick((r) => r.p50), p99: pick((r) => r.p99) };
+    return { rps: pick((r) => r.rps), p50: pick((r) => r.p50), p99: pick((r) => r.p99), non2xx: rs.reduce((n, r) => n + r.non2xx, 0) };
   };
   const [bareResult, send, register] = [median(results.bare), median(results.send), median(results.register)];
-  // The target rate, and lower ones: where the latency target holds on this machine.
+  // The target rate, and lower ones: where the latency target holds on this machine. In rounds too:
+  // a paced run is what the host's hiccups disturb most.
   const pacedShares = [0.2, 0.3, TARGET_SHARE];
-  const paced: Result[] = [];
-  for (const share of pacedShares) {
-    const rate = Math.round(bareResult.rps * share);
-    paced.push(await pacedRun(`POST /push/send paced at ${fmt(rate)} req/s`, apiPid, `${url}/push/send`, headers, sendBody, rate));
+  const pacedResults: Result[][] = pacedShares.map(() => []);
+  for (let round = 1; round <= ROUNDS; round++) {
+    console.log(`paced round ${round}/${ROUNDS}`);
+    for (const [i, share] of pacedShares.entries()) {
+      const rate = Math.round(bareResult.rps * share);
+      pacedResults[i].push(await pacedRun(`  POST /push/send paced at ${fmt(rate)} req/s`, apiPid, `${url}/push/send`, headers, sendBody, rate));
+    }
   }
+  const paced = pacedResults.map(median);
 
-  console.log(`\nmedians of ${ROUNDS} rounds:`);
+  console.log(`\nmedians of ${ROUNDS} rounds (each column on its own):`);
   console.log(`  bare Express JSON route     ${fmt(bareResult.rps).padStart(7)} req/s   p50 ${bareResult.p50} ms   p99 ${bareResult.p99} ms`);
   console.log(`  POST /push/send             ${fmt(send.rps).padStart(7)} req/s   p50 ${send.p50} ms   p99 ${send.p99} ms   ${pct(send.rps / bareResult.rps)} of the bare route`);
   console.log(`  POST /push/register-device  ${fmt(register.rps).padStart(7)} req/s   p50 ${register.p50} ms   p99 ${register.p99} ms   ${pct(register.rps / bareResult.rps)} of the bare route`);

@@ -219,6 +219,16 @@ export function cpuMsByName(name: string): number {
   return total;
 }
 
+/**
+ * Steal time of the whole machine, in ms of CPU summed over its cores (Linux, /proc/stat): time the
+ * hypervisor ran something else while this VM wanted its vCPUs. A run with a large share of it says
+ * more about the host than about Herald.
+ */
+export function stealMs(): number {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  return (Number(fields[8] ?? 0) * 1000) / 100;
+}
+
 /** A fresh, migrated database named `name` on DATABASE_URL's server; returns its URL. */
 export async function freshDatabase(name: string): Promise<string> {
   const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
