@@ -31,6 +31,12 @@ export function signAccessToken(secret: string, userId: string, ttlSeconds: numb
   return jwt.sign({ typ: 'access' }, secret, { algorithm: 'HS256', subject: userId, expiresIn: ttlSeconds });
 }
 
+/** The `X-Api-Key` header's value (the first, if sent twice). */
+function presentedKey(req: Request): string | undefined {
+  const raw = req.headers['x-api-key'];
+  return Array.isArray(raw) ? raw[0] : raw;
+}
+
 /** How often at most one instance writes an API key's lastUsedAt (the field is accurate to this). */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
@@ -60,9 +66,8 @@ export class Authenticator {
 
   async resolve(req: Request, mode: AuthMode): Promise<Caller | undefined> {
     if (mode === 'none') return undefined;
-    const apiKey = req.headers['x-api-key'];
-    if ((mode === 'key' || mode === 'keyOrJwt') && apiKey !== undefined) {
-      return this.fromApiKey(req, Array.isArray(apiKey) ? apiKey[0] : apiKey);
+    if ((mode === 'key' || mode === 'keyOrJwt') && req.headers['x-api-key'] !== undefined) {
+      return this.fromApiKey(req, presentedKey(req));
     }
     if (mode === 'key') throw AppError.unauthorized(AUTH_MESSAGES.invalidKey);
     if (mode === 'optionalJwt' && !req.headers.authorization) return undefined;
@@ -76,8 +81,7 @@ export class Authenticator {
    */
   credentialHint(req: Request, mode: AuthMode): string | undefined {
     if (mode !== 'key' && mode !== 'keyOrJwt') return undefined;
-    const raw = req.headers['x-api-key'];
-    const key = Array.isArray(raw) ? raw[0] : raw;
+    const key = presentedKey(req);
     if (!key) return undefined;
     const known = this.cache.knownKey(this.keyHash(req, key));
     return known && `key:${known.keyId}`;

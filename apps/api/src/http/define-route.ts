@@ -146,11 +146,12 @@ const runBefore = (handlers: RequestHandler[], req: Request, res: Response) =>
  * authentication wins over the limiter's (a bad key is a 401, never a 429).
  */
 async function authenticateAndLimit(runtime: RouteRuntime, spec: RouteDefinition['spec'], req: Request, res: Response): Promise<Caller | undefined> {
-  const hint = spec.rateLimit ? runtime.authenticator.credentialHint(req, spec.auth) : undefined;
+  const limiter = spec.rateLimit;
+  const hint = limiter && runtime.authenticator.credentialHint(req, spec.auth);
   let limited: Promise<void> | undefined;
-  if (hint) {
+  if (limiter && hint) {
     res.locals.credential = hint;
-    limited = runMiddleware(spec.rateLimit!, req, res);
+    limited = runMiddleware(limiter, req, res);
     // Awaited only once authentication is done, possibly several event-loop turns later (a project
     // reloaded from Postgres). A 429 decided before then must not count as an unhandled rejection,
     // which would end the process.
@@ -164,7 +165,7 @@ async function authenticateAndLimit(runtime: RouteRuntime, spec: RouteDefinition
     throw err;
   }
   res.locals.caller = caller;
-  if (spec.rateLimit) await (limited ?? runMiddleware(spec.rateLimit, req, res));
+  if (limiter) await (limited ?? runMiddleware(limiter, req, res));
   return caller;
 }
 
