@@ -1890,7 +1890,9 @@ export interface operations {
             content: {
                 "application/json": {
                     token: string;
+                    /** @description firstName: required for a new account (1–100 characters); ignored for an existing one */
                     firstName?: string;
+                    /** @description lastName: required for a new account (1–100 characters); ignored for an existing one */
                     lastName?: string;
                     password: string;
                 };
@@ -2776,7 +2778,10 @@ export interface operations {
     };
     postPushTemplatesPreview: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The project. Required with a bearer token; with an API key the key's project is used (naming another project is a 403). Given in the body or the query (the body wins). */
+                projectId?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2788,7 +2793,7 @@ export interface operations {
                     templateId: string;
                     /**
                      * Format: uuid
-                     * @description The project. Required with a bearer token; with an API key the key's project is used (naming another project is a 403).
+                     * @description The project. Required with a bearer token; with an API key the key's project is used (naming another project is a 403). Given in the body or the query (the body wins).
                      */
                     projectId?: string;
                     variables?: {

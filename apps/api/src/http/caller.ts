@@ -22,6 +22,8 @@ export const AUTH_MESSAGES = {
   disabledKey: 'API key is disabled',
 } as const;
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 interface AccessClaims {
   sub: string;
   typ: 'access';
@@ -97,7 +99,8 @@ export class Authenticator {
       if (err instanceof jwt.TokenExpiredError) throw AppError.unauthorized(AUTH_MESSAGES.expired);
       throw AppError.unauthorized(AUTH_MESSAGES.invalidToken);
     }
-    if (claims.typ !== 'access' || typeof claims.sub !== 'string') throw AppError.unauthorized(AUTH_MESSAGES.invalidToken);
+    // Only this API signs tokens, but a `sub` that is no id must be a 401 rather than a failed query.
+    if (claims.typ !== 'access' || typeof claims.sub !== 'string' || !UUID.test(claims.sub)) throw AppError.unauthorized(AUTH_MESSAGES.invalidToken);
     const user = await this.db.user.findUnique({ where: { id: claims.sub }, select: { id: true, email: true, role: true } });
     if (!user) throw AppError.unauthorized(AUTH_MESSAGES.invalidToken);
     return { type: 'user', userId: user.id, email: user.email, role: user.role };

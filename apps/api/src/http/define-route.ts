@@ -23,8 +23,12 @@ type CallerFor<A extends AuthMode> = A extends 'none'
 type Parsed<S> = S extends AnySchema ? z.infer<S> : undefined;
 
 export interface ProjectSpec {
-  /** Where a JWT caller names the project (`projectId` there); an API key always acts on its own. */
-  from: 'query' | 'body' | 'params';
+  /**
+   * Where a JWT caller names the project (`projectId` there); an API key always acts on its own.
+   * `bodyOrQuery`: the body's, else the query's (the seed puts the preview's in the body, the
+   * contract every key-or-JWT route's in the query).
+   */
+  from: 'query' | 'body' | 'params' | 'bodyOrQuery';
   need?: ProjectNeed;
   denial?: AccessDenial;
 }
@@ -119,7 +123,8 @@ const hasBody = (req: Request) => Number(req.headers['content-length'] ?? 0) > 0
 
 function readJsonBody(req: Request): unknown {
   if (req.body !== undefined && req.is('application/json')) return req.body;
-  if (hasBody(req) && !req.is('application/json') && !req.is('multipart/form-data')) {
+  // Multipart is read only by the routes that take an upload, which have no JSON body.
+  if (hasBody(req) && !req.is('application/json')) {
     throw new AppError(415, 'Content-Type must be application/json');
   }
   return req.body ?? {};
@@ -169,6 +174,28 @@ async function authenticateAndLimit(runtime: RouteRuntime, spec: RouteDefinition
   return caller;
 }
 
+type Access = (projectId: string, need?: ProjectNeed, denial?: AccessDenial) => Promise<ProjectAccess>;
+
+const PROJECT_ID_PLACE: Record<ProjectSpec['from'], string> = {
+  query: 'query parameter',
+  body: 'body field',
+  params: 'path parameter',
+  bodyOrQuery: 'body field or query parameter',
+};
+
+/**
+ * The project the request acts on: an API key's own (or the one it names, which the gate refuses
+ * unless it is the key's), or the one a JWT caller names where the route says.
+ */
+async function projectFor(spec: ProjectSpec, caller: Caller | undefined, input: { params?: unknown; query?: unknown; body?: unknown }, access: Access): Promise<ProjectAccess | undefined> {
+  if (!caller) return undefined;
+  const named = (where: unknown) => (where as { projectId?: string } | undefined)?.projectId;
+  const projectId = spec.from === 'bodyOrQuery' ? (named(input.body) ?? named(input.query)) : named(input[spec.from]);
+  if (caller.type === 'apiKey') return access(projectId ?? caller.projectId, spec.need, spec.denial);
+  if (!projectId) throw AppError.badRequest(`projectId ${PROJECT_ID_PLACE[spec.from]} is required`, [{ path: 'projectId', message: 'Required' }]);
+  return access(projectId, spec.need, spec.denial);
+}
+
 export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime: RouteRuntime) {
   for (const { spec, handler } of routes) {
     const invalidates = spec.method !== 'get' && !spec.keepsProjectCache;
@@ -177,33 +204,23 @@ export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime:
     const run = async (req: Request, res: Response, touched: Set<string>): Promise<unknown> => {
       const caller = await authenticateAndLimit(runtime, spec, req, res);
       if (res.headersSent) return undefined;
-      if (spec.before?.length) {
-        await runBefore(spec.before, req, res);
-        if (res.headersSent) return undefined;
-      }
-      const params = parse(spec.params, req.params, 'path parameter');
-      const query = parse(spec.query, req.query, 'query');
-      const body = spec.body ? parse(spec.body, readJsonBody(req), 'request body') : undefined;
       const access = async (projectId: string, need?: ProjectNeed, denial?: AccessDenial) => {
         if (!caller) throw AppError.unauthorized('Authentication required');
         const granted = await runtime.gate.check(caller, projectId, need, denial);
         touched.add(granted.id);
         return granted;
       };
-      let project: ProjectAccess | undefined;
-      if (spec.project && caller) {
-        const source = { query, body, params }[spec.project.from] as { projectId?: string } | undefined;
-        const named = source?.projectId;
-        if (caller.type === 'apiKey') {
-          project = await access(named ?? caller.projectId, spec.project.need, spec.project.denial);
-        } else {
-          if (!named) {
-            const where = spec.project.from === 'query' ? 'query parameter' : spec.project.from === 'body' ? 'body field' : 'path parameter';
-            throw AppError.badRequest(`projectId ${where} is required`, [{ path: 'projectId', message: 'Required' }]);
-          }
-          project = await access(named, spec.project.need, spec.project.denial);
-        }
+      const params = parse(spec.params, req.params, 'path parameter');
+      // A project named in the path is checked before anything is read from the body: to a caller
+      // outside it, the project does not exist, whatever the upload (404, not 413 or 415).
+      let project = spec.project?.from === 'params' ? await projectFor(spec.project, caller, { params }, access) : undefined;
+      if (spec.before?.length) {
+        await runBefore(spec.before, req, res);
+        if (res.headersSent) return undefined;
       }
+      const query = parse(spec.query, req.query, 'query');
+      const body = spec.body ? parse(spec.body, readJsonBody(req), 'request body') : undefined;
+      if (spec.project && !project) project = await projectFor(spec.project, caller, { query, body }, access);
       return handler({ params, query, body, caller, project, access, req, res } as never);
     };
 
@@ -229,4 +246,9 @@ export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime:
 }
 
 /** Shared zod pieces for routes. */
-export const uuid = (label = 'id') => z.uuid({ error: `${label} must be a valid UUID` });
+/**
+ * An id: any 8-4-4-4-12 hex UUID, as Postgres takes it (`z.uuid()` would also demand an RFC 9562
+ * version and variant, and answer 400 where an unknown id must get 404), in any letter case, handed
+ * on lowercased (the form Postgres returns and ids are compared in).
+ */
+export const uuid = (label = 'id') => z.guid({ error: `${label} must be a valid UUID` }).toLowerCase();

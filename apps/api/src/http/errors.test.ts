@@ -71,6 +71,27 @@ it('415: a body that is not JSON', async () => {
   expect(res.body).toEqual({ statusCode: 415, message: 'Content-Type must be application/json', error: 'Unsupported Media Type' });
 });
 
+it('415: a multipart body on a route that takes JSON (only the template import takes multipart)', async () => {
+  const form = new FormData();
+  form.append('email', 'a@b.co');
+  form.append('password', 'x');
+  const res = await h.post('/auth/signin', { raw: form });
+  expect(res.body).toEqual({ statusCode: 415, message: 'Content-Type must be application/json', error: 'Unsupported Media Type' });
+});
+
+it('ids: any 8-4-4-4-12 hex UUID in any case is an id (unknown → 404, not 400); anything else is a 400', async () => {
+  const u = await h.user();
+  for (const id of ['11111111-1111-1111-1111-111111111111', '12345678-1234-1234-1234-123456789012', 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11']) {
+    expectError(await h.get(`/projects/${id}`, { token: u.accessToken }), 404);
+  }
+  for (const id of ['not-a-uuid', '11111111-1111-1111-1111-11111111111', '11111111111111111111111111111111']) {
+    expectError(await h.get(`/projects/${id}`, { token: u.accessToken }), 400, /projectId must be a valid UUID/);
+  }
+  // The caller's own project in capitals is that project.
+  const project = await h.post('/projects', { token: u.accessToken, body: { name: 'Caps' } });
+  expect((await h.get(`/projects/${project.body.id.toUpperCase()}`, { token: u.accessToken })).body).toMatchObject({ id: project.body.id });
+});
+
 it('unknown body fields are ignored', async () => {
   const u = await h.signup();
   const res = await h.post('/auth/signin', { body: { email: u.email, password: PASSWORD, extra: { deep: true } } });

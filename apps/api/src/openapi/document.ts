@@ -168,6 +168,9 @@ const PROJECT_ID_HELP: Record<'jwt' | 'keyOrJwt', string> = {
   keyOrJwt: "The project. Required with a bearer token; with an API key the key's project is used (naming another project is a 403).",
 };
 
+const projectIdHelp = (spec: Spec) =>
+  `${PROJECT_ID_HELP[spec.auth === 'jwt' ? 'jwt' : 'keyOrJwt']}${spec.project?.from === 'bodyOrQuery' ? ' Given in the body or the query (the body wins).' : ''}`;
+
 /** Error statuses a route can answer, from what its definition says it does. */
 function derivedErrors(spec: Spec, hasInput: boolean): number[] {
   // The hand-mounted routes need neither Postgres nor Redis (/ready reports them itself).
@@ -225,13 +228,13 @@ function buildOperation(spec: Spec, schemas: SchemaCollector): OpenAPIV3_1.Opera
     const required = new Set((json.required as string[] | undefined) ?? []);
     for (const [name, prop] of Object.entries((json.properties ?? {}) as Record<string, Schema>)) {
       const { description, ...rest } = prop;
-      const isProjectId = where === 'query' && name === 'projectId' && spec.project?.from === 'query';
+      const isProjectId = where === 'query' && name === 'projectId' && (spec.project?.from === 'query' || spec.project?.from === 'bodyOrQuery');
       parameters.push({
         name,
         in: where,
         // The route builder asks a JWT caller for projectId itself, so the schema has it optional.
         required: where === 'path' || required.has(name) || (isProjectId && spec.auth === 'jwt'),
-        ...(isProjectId && (spec.auth === 'jwt' || spec.auth === 'keyOrJwt') ? { description: PROJECT_ID_HELP[spec.auth] } : description ? { description } : {}),
+        ...(isProjectId && (spec.auth === 'jwt' || spec.auth === 'keyOrJwt') ? { description: projectIdHelp(spec) } : description ? { description } : {}),
         schema: rest,
       } as OpenAPIV3_1.ParameterObject);
     }
@@ -241,9 +244,9 @@ function buildOperation(spec: Spec, schemas: SchemaCollector): OpenAPIV3_1.Opera
   let requestBody: OpenAPIV3_1.RequestBodyObject | undefined = notes.requestBody;
   if (spec.body) {
     const json = schemas.convert(spec.body, 'input');
-    if (spec.project?.from === 'body' && spec.auth === 'keyOrJwt') {
+    if ((spec.project?.from === 'body' || spec.project?.from === 'bodyOrQuery') && spec.auth === 'keyOrJwt') {
       const props = json.properties as Record<string, Schema> | undefined;
-      if (props?.projectId) props.projectId = { ...props.projectId, description: PROJECT_ID_HELP.keyOrJwt };
+      if (props?.projectId) props.projectId = { ...props.projectId, description: projectIdHelp(spec) };
     }
     requestBody = { required: true, content: { 'application/json': { schema: json } } };
   }

@@ -7,11 +7,11 @@ export const emailSchema = z
   .max(254, 'email is too long')
   .pipe(z.email({ error: 'email must be a valid e-mail address' }));
 
-/** bcrypt reads at most 72 bytes; a longer password would be silently truncated, so it is refused. */
+/** At least 8 characters (CONTRACT §2); the upper bound only keeps hashing cheap (see `bcryptInput`). */
 export const passwordSchema = z
   .string({ error: 'password must be a string' })
   .min(8, 'Password must be at least 8 characters')
-  .refine((p) => Buffer.byteLength(p, 'utf8') <= 72, 'Password must be at most 72 bytes');
+  .max(1024, 'Password must be at most 1024 characters');
 
 export const nameSchema = (field: string) => z.string({ error: `${field} must be a string` }).trim().min(1, `${field} is required`).max(100, `${field} is too long`);
 

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import type { Logger } from 'pino';
 import { AppError, hashSecret, randomToken } from '@herald/core';
@@ -7,6 +7,12 @@ import { signAccessToken } from '../../http/caller';
 import { linkMail, type Mailer } from '../../mail/mailer';
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
+
+/**
+ * bcrypt reads at most 72 bytes and ignores the rest, so a longer password is first reduced to its
+ * SHA-256 (44 bytes of base64), which depends on every byte of it. Shorter ones are hashed as they are.
+ */
+const bcryptInput = (password: string) => (Buffer.byteLength(password, 'utf8') > 72 ? createHash('sha256').update(password, 'utf8').digest('base64') : password);
 
 export interface AuthSettings {
   jwtSecret: string;
@@ -50,11 +56,11 @@ export class AuthService {
   }
 
   hashPassword(password: string) {
-    return bcrypt.hash(password, this.settings.bcryptRounds);
+    return bcrypt.hash(bcryptInput(password), this.settings.bcryptRounds);
   }
 
   verifyPassword(password: string, hash: string) {
-    return bcrypt.compare(password, hash);
+    return bcrypt.compare(bcryptInput(password), hash);
   }
 
   async signup(input: { email: string; password: string; firstName: string; lastName: string }) {

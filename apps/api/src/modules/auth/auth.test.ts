@@ -39,6 +39,16 @@ describe('signup', () => {
     expect(res.body.details).toEqual([{ path: 'password', message: 'Password must be at least 8 characters' }]);
   });
 
+  it('takes a password longer than bcrypt reads (72 bytes), and every character of it counts', async () => {
+    const email = uniqueEmail();
+    const long = `${'ä'.repeat(40)}-the-end`; // 88 bytes
+    expect((await h.post('/auth/signup', { body: { email, password: long, firstName: 'A', lastName: 'B' } })).status).toBe(201);
+    expect((await h.post('/auth/signin', { body: { email, password: long } })).status).toBe(200);
+    // Equal in the first 72 bytes: bcrypt alone would take it.
+    expectError(await h.post('/auth/signin', { body: { email, password: `${'ä'.repeat(40)}-another` } }), 401, 'Invalid email or password');
+    expectError(await h.post('/auth/signup', { body: { email: uniqueEmail(), password: 'x'.repeat(1025), firstName: 'A', lastName: 'B' } }), 400, /at most 1024 characters/);
+  });
+
   it('refuses missing and mistyped fields with 400 naming each', async () => {
     const res = await h.post('/auth/signup', { body: { email: 'not-an-email', password: 12345678 } });
     expectError(res, 400);
@@ -79,6 +89,13 @@ describe('bearer token errors (CONTRACT §2)', () => {
     const forged = jwt.sign({ typ: 'access' }, 'another-secret', { subject: u.id, expiresIn: 60 });
     const unsigned = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ sub: u.id, typ: 'access' })).toString('base64url')}.`;
     for (const token of [forged, 'not.a.jwt', unsigned, u.accessToken.slice(0, -2) + 'xx']) {
+      expect((await h.get('/auth/me', { token })).body).toEqual({ statusCode: 401, message: 'Invalid token', error: 'Unauthorized' });
+    }
+  });
+
+  it('a validly signed token whose subject is not a user id → Invalid token (not a failed query)', async () => {
+    for (const subject of ['abc', "1' OR '1'='1"]) {
+      const token = jwt.sign({ typ: 'access' }, h.config.jwt.secret, { subject, expiresIn: 60 });
       expect((await h.get('/auth/me', { token })).body).toEqual({ statusCode: 401, message: 'Invalid token', error: 'Unauthorized' });
     }
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { uuid } from '../../http/define-route';
 
 export const PLATFORMS = ['android', 'ios', 'web'] as const;
 export const PROVIDERS = ['fcm'] as const;
@@ -13,7 +14,7 @@ export const deviceToken = z
   .max(4096, 'deviceToken is too long')
   .regex(/^[\x21-\x7e]+$/, 'deviceToken must be printable ASCII without spaces');
 
-export const projectQuery = z.object({ projectId: z.uuid({ error: 'projectId must be a valid UUID' }).optional() });
+export const projectQuery = z.object({ projectId: uuid('projectId').optional() });
 
 export const registerDeviceBody = z.object({
   userId: customerUserId,

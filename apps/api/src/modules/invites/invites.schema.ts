@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { uuid } from '../../http/define-route';
-import { emailSchema, nameSchema, tokenSchema, userResponse } from '../auth/auth.schema';
+import { emailSchema, tokenSchema, userResponse } from '../auth/auth.schema';
 
 const roleEnum = z.enum(['team_member', 'project_admin'], { error: 'role must be team_member or project_admin' });
 
@@ -16,12 +16,16 @@ export const projectParams = z.object({ projectId: uuid('projectId') });
 
 /**
  * Names and the password rules of signup apply only when the invite creates an account; for an
- * existing account the password is checked against it and the names are ignored (see the service).
+ * existing account the password is checked against it and the names are ignored, whatever they hold
+ * (CONTRACT §5). So they are checked by the service, once it knows which case it is.
  */
+const acceptedName = (field: string) =>
+  z.unknown().optional().meta({ type: 'string', description: `${field}: required for a new account (1–100 characters); ignored for an existing one` });
+
 export const acceptInviteBody = z.object({
   token: tokenSchema('token'),
-  firstName: nameSchema('firstName').optional(),
-  lastName: nameSchema('lastName').optional(),
+  firstName: acceptedName('firstName'),
+  lastName: acceptedName('lastName'),
   password: z.string({ error: 'password must be a string' }).min(1, 'password is required').max(1024, 'password is too long'),
 });
 

@@ -124,7 +124,7 @@ export class InvitesService {
    * Joins the invite's project, creating the account when the email has none. The token is consumed
    * by a conditional update inside the transaction, so of two concurrent accepts exactly one wins.
    */
-  async accept(input: { token: string; firstName?: string; lastName?: string; password: string }) {
+  async accept(input: { token: string; firstName?: unknown; lastName?: unknown; password: string }) {
     const tokenHash = hashSecret(input.token);
     const invite = await this.db.invite.findUnique({ where: { tokenHash } });
     if (!invite || invite.status !== 'pending' || invite.expiresAt.getTime() <= this.now()) throw AppError.badRequest(INVALID_INVITE);

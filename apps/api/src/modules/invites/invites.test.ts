@@ -144,6 +144,15 @@ describe('accept with an existing account', () => {
     expect(projects.body).toContainEqual(expect.objectContaining({ id: project.id, role: 'team_member', isOwner: false }));
   });
 
+  it('ignores names that a new account could not have (empty, null, not strings)', async () => {
+    const { admin, project } = await adminWithProject();
+    const existing = await h.user({ firstName: 'Old', lastName: 'Name' });
+    const { token } = await invite(admin, project.id, existing.email);
+    const res = await accept({ token, firstName: '', lastName: null, password: existing.password });
+    expect(res.status).toBe(201);
+    expect(res.body.user).toMatchObject({ id: existing.id, firstName: 'Old', lastName: 'Name' });
+  });
+
   it('an account that is team_member everywhere becomes project_admin once invited as project_admin (CONTRACT §3)', async () => {
     const first = await adminWithProject();
     const email = uniqueEmail('promoted');
@@ -180,6 +189,7 @@ describe('accept errors', () => {
     expectError(nameless, 400);
     expect(nameless.body.details.map((d: { path: string }) => d.path).sort()).toEqual(['firstName', 'lastName']);
     expectError(await accept({ firstName: 'A', lastName: 'B', password: PASSWORD }), 400);
+    expectError(await accept({ token, firstName: 5, lastName: 'B', password: PASSWORD }), 400, /firstName must be a string/);
     // Nothing was consumed.
     expect((await h.db.invite.findUniqueOrThrow({ where: { id: inv.id } })).status).toBe('pending');
     expect((await accept({ token, firstName: 'A', lastName: 'B', password: PASSWORD })).status).toBe(201);

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import type { ApiContainer } from '../../container';
-import { defineRoute, reply, validationError, type RouteDefinition } from '../../http/define-route';
+import { defineRoute, reply, uuid, validationError, type RouteDefinition } from '../../http/define-route';
 import { pageResponse } from '../../http/pagination';
 import { perCredential } from '../../http/rate-limit';
 import { acceptedBulkResponse, acceptedResponse, idempotencyKey, listQuery, notificationResponse, notificationSummary, projectQuery, sendBody, sendBulkBody } from './notifications.schema';
@@ -83,7 +83,7 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         summary: 'Status, statistics and per-device deliveries of a notification',
         tags,
         auth: 'keyOrJwt',
-        params: z.object({ notificationId: z.uuid({ error: 'notificationId must be a valid UUID' }) }),
+        params: z.object({ notificationId: uuid('notificationId') }),
         query: projectQuery,
         project: { from: 'query' },
         response: notificationResponse,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { uuid } from '../../http/define-route';
 import { paginationQuery } from '../../http/pagination';
 import { customerUserId } from '../devices/devices.schema';
 
@@ -21,7 +22,7 @@ const variablesSchema = z
 
 const imageUrl = z.url({ protocol: /^https?$/, error: 'imageUrl must be an http(s) URL' }).max(2048, 'imageUrl is too long');
 
-const templateId = z.uuid({ error: 'templateId must be a valid UUID' });
+const templateId = uuid('templateId');
 
 export const sendBody = z.object({
   userId: customerUserId,
@@ -44,9 +45,9 @@ export const sendBulkBody = z.object({
   data: dataSchema.optional(),
 });
 
-export const projectQuery = z.object({ projectId: z.uuid({ error: 'projectId must be a valid UUID' }).optional() });
+export const projectQuery = z.object({ projectId: uuid('projectId').optional() });
 
-export const listQuery = z.object({ projectId: z.uuid({ error: 'projectId must be a valid UUID' }).optional(), ...paginationQuery });
+export const listQuery = z.object({ projectId: uuid('projectId').optional(), ...paginationQuery });
 
 export const idempotencyKey = z.string().min(1).max(255, 'Idempotency-Key must be at most 255 characters');
 

@@ -209,6 +209,14 @@ describe('POST /push-templates/import/{projectId}', () => {
     expectError(await h.post(path, { token: t.owner.accessToken }), 415);
   });
 
+  it("answers a caller outside the project 404 before it reads the upload, whatever the file", async () => {
+    const t = await tenant(h);
+    const stranger = await tenant(h);
+    expectError(await upload(stranger, t.project.id, 'plain text', { type: 'text/plain' }), 404);
+    expectError(await upload(stranger, t.project.id, `{"templates":[],"pad":"${'x'.repeat(1024 * 1024)}"}`), 404);
+    expect(await countIn(t.project.id)).toBe(0);
+  });
+
   it('checks mode, the project id, membership and authentication', async () => {
     const t = await tenant(h);
     const other = await tenant(h);

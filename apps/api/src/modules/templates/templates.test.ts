@@ -308,10 +308,25 @@ describe('POST /push-templates/preview', () => {
     expect(res.body).toEqual({ title: 'Hello ', body: 'static', data: {}, missingVariables: ['name'] });
   });
 
-  it('with a JWT needs projectId in the body; checks templateId and variables', async () => {
+  it('takes projectId from the query too (CONTRACT §2), the body\'s first; a key naming another project is a 403', async () => {
+    const t = await tenant(h);
+    const other = await tenant(h);
+    const tpl = await createTemplate(t, { title: 'Hello {{name}}', body: 'static' });
+    const viaQuery = await h.post('/push-templates/preview', { token: t.owner.accessToken, query: { projectId: t.project.id }, body: { templateId: tpl.id, variables: { name: 'Q' } } });
+    expect(viaQuery.status).toBe(200);
+    expect(viaQuery.body.title).toBe('Hello Q');
+    const bodyFirst = await h.post('/push-templates/preview', { token: t.owner.accessToken, query: { projectId: other.project.id }, body: { projectId: t.project.id, templateId: tpl.id } });
+    expect(bodyFirst.status).toBe(200);
+    expectError(await h.post('/push-templates/preview', { token: t.owner.accessToken, query: { projectId: other.project.id }, body: { templateId: tpl.id } }), 404, 'Project not found');
+    expectError(await h.post('/push-templates/preview', { apiKey: t.apiKey.key, query: { projectId: other.project.id }, body: { templateId: tpl.id } }), 403);
+    const ownInCapitals = await h.post('/push-templates/preview', { apiKey: t.apiKey.key, query: { projectId: t.project.id.toUpperCase() }, body: { templateId: tpl.id } });
+    expect(ownInCapitals.status).toBe(200);
+  });
+
+  it('with a JWT needs projectId; checks templateId and variables', async () => {
     const t = await tenant(h);
     const tpl = await createTemplate(t);
-    expectError(await h.post('/push-templates/preview', { token: t.owner.accessToken, body: { templateId: tpl.id, variables: {} } }), 400, 'projectId body field is required');
+    expectError(await h.post('/push-templates/preview', { token: t.owner.accessToken, body: { templateId: tpl.id, variables: {} } }), 400, 'projectId body field or query parameter is required');
     expectError(await h.post('/push-templates/preview', { apiKey: t.apiKey.key, body: { templateId: 'nope' } }), 400, /templateId/);
     expectError(await h.post('/push-templates/preview', { apiKey: t.apiKey.key, body: { variables: {} } }), 400, /templateId/);
     expectError(await h.post('/push-templates/preview', { apiKey: t.apiKey.key, body: { templateId: tpl.id, variables: ['a'] } }), 400, /variables/);
