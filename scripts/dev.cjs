@@ -1,10 +1,22 @@
 #!/usr/bin/env node
-// `pnpm dev`: runs the built API and worker side by side (after `pnpm build && pnpm db:migrate`),
-// prefixing their output; Ctrl-C stops both.
-const { spawn } = require('node:child_process');
+// `pnpm dev` (after `pnpm build`): migrates the database, then runs the built API and worker side by
+// side, prefixing their output; Ctrl-C stops both. DATABASE_URL and REDIS_URL are required by the
+// processes themselves (CONTRACT §11); here, unset, they name the local servers.
+const { spawn, spawnSync } = require('node:child_process');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
+for (const [name, local] of [
+  ['DATABASE_URL', 'postgresql://postgres@127.0.0.1:5432/herald'],
+  ['REDIS_URL', 'redis://127.0.0.1:6379'],
+]) {
+  if (process.env[name]) continue;
+  process.env[name] = local;
+  console.log(`[dev] ${name} is not set: using ${local}`);
+}
+const migrated = spawnSync(process.execPath, [path.join(root, 'packages/db/dist/migrate-cli.js')], { stdio: 'inherit', env: process.env });
+if (migrated.status !== 0) process.exit(migrated.status ?? 1);
+
 const procs = [
   ['api', 'apps/api/dist/main.js'],
   ['worker', 'apps/worker/dist/main.js'],
