@@ -210,15 +210,17 @@ export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime:
         touched.add(granted.id);
         return granted;
       };
+      // A project named in the path or the query is checked before the body is read: to a caller
+      // outside it the project does not exist, and a role that may not act gets its 403, whatever the
+      // body or upload holds (not a 400, 413 or 415).
       const params = parse(spec.params, req.params, 'path parameter');
-      // A project named in the path is checked before anything is read from the body: to a caller
-      // outside it, the project does not exist, whatever the upload (404, not 413 or 415).
       let project = spec.project?.from === 'params' ? await projectFor(spec.project, caller, { params }, access) : undefined;
       if (spec.before?.length) {
         await runBefore(spec.before, req, res);
         if (res.headersSent) return undefined;
       }
       const query = parse(spec.query, req.query, 'query');
+      if (spec.project?.from === 'query') project = await projectFor(spec.project, caller, { query }, access);
       const body = spec.body ? parse(spec.body, readJsonBody(req), 'request body') : undefined;
       if (spec.project && !project) project = await projectFor(spec.project, caller, { query, body }, access);
       return handler({ params, query, body, caller, project, access, req, res } as never);

@@ -156,6 +156,16 @@ describe('create: errors', () => {
     expectError(res, 400, 'Malformed JSON in request body');
   });
 
+  it('answers a member who may not create 403, and a stranger 404, before looking at the body', async () => {
+    const member = await h.user();
+    await addMember(h, t.project.id, member, 'team_member');
+    const stranger = await h.user();
+    for (const body of [{ enabled: true }, providerBody(privateKey)]) {
+      expectError(await h.post('/push-config/providers', { ...as(member, t), body }), 403);
+      expectError(await h.post('/push-config/providers', { ...as(stranger, t), body }), 404);
+    }
+  });
+
   it('requires a projectId and a JWT', async () => {
     expectError(await h.post('/push-config/providers', { token: t.owner.accessToken, body: providerBody(privateKey) }), 400, 'projectId query parameter is required');
     expectError(await h.post('/push-config/providers', { apiKey: t.apiKey.key, query: { projectId: t.project.id }, body: providerBody(privateKey) }), 401);
