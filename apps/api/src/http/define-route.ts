@@ -196,6 +196,20 @@ async function projectFor(spec: ProjectSpec, caller: Caller | undefined, input: 
   return access(projectId, spec.need, spec.denial);
 }
 
+/**
+ * A JSON answer. A read goes through `res.json`, whose ETag a client can revalidate with. A write's
+ * answer is written as it is: no ETag (a hash of the body, and a Buffer made for it) that no client
+ * can use, and the headers and body leave in one write.
+ */
+function sendJson(req: Request, res: Response, status: number, body: unknown) {
+  if (req.method === 'GET' || req.method === 'HEAD') return void res.status(status).json(body);
+  const json = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.end(json);
+}
+
 export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime: RouteRuntime) {
   for (const { spec, handler } of routes) {
     const invalidates = spec.method !== 'get' && !spec.keepsProjectCache;
@@ -240,9 +254,9 @@ export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime:
       if (result instanceof Reply) {
         res.set(result.headers);
         if (result.body === undefined) return void res.status(result.status).end();
-        return void res.status(result.status).json(result.body);
+        return sendJson(req, res, result.status, result.body);
       }
-      res.status(spec.status ?? 200).json(result ?? { message: 'OK' });
+      sendJson(req, res, spec.status ?? 200, result ?? { message: 'OK' });
     });
   }
 }

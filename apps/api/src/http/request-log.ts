@@ -43,9 +43,8 @@ export function useRequestLog(app: Express, logger: Logger) {
     if (UNLOGGED.has(req.url)) return next();
 
     const start = Date.now();
-    const done = () => {
-      res.off('finish', done);
-      res.off('close', done);
+    // 'close' follows 'finish' when the answer was sent, and comes alone when the client left first.
+    res.once('close', () => {
       const level = levelFor(res.statusCode);
       if (!logger.isLevelEnabled(level)) return;
       const completed = res.writableFinished;
@@ -54,9 +53,7 @@ export function useRequestLog(app: Express, logger: Logger) {
         { req: stdSerializers.req(req), res: { statusCode: res.statusCode }, responseTime: Date.now() - start },
         completed ? 'request completed' : 'request aborted',
       );
-    };
-    res.on('finish', done);
-    res.on('close', done);
+    });
     next();
   });
 }
