@@ -34,8 +34,12 @@ export interface CredentialCheck {
 
 /** A configured provider instance (one set of credentials). */
 export interface PushProvider {
-  /** Sends each message; the result array is index-aligned with `messages`. Never throws for per-message failures. */
-  send(messages: readonly PushMessage[]): Promise<TokenResult[]>;
+  /**
+   * Sends each message; the result array is index-aligned with `messages`. Never throws for
+   * per-message failures. `onResult`, when given, hears each message's result as soon as it is known
+   * (it must not throw); results decided for the whole batch at once may come only in the array.
+   */
+  send(messages: readonly PushMessage[], onResult?: (index: number, result: TokenResult) => void): Promise<TokenResult[]>;
   /** Proves the credentials work (for FCM: obtains an access token) without sending anything. */
   verifyCredentials(): Promise<CredentialCheck>;
   /** Releases connections. */

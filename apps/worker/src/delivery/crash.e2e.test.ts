@@ -51,3 +51,40 @@ it('a worker killed mid-bulk and restarted leaves every device delivered exactly
   expect([...counts.values()].every((c) => c <= 2)).toBe(true);
   expect(repeated).toBeLessThanOrEqual(50);
 }, 90_000);
+
+it('with a batch larger than what is in flight, answers written before a crash are never sent again', async () => {
+  const t = await p.project();
+  const prefix = unique('slow1500');
+  // 300 devices in one batch of 500; the client has 100 requests in flight, each answered after 1.5 s.
+  const devices = Array.from({ length: 300 }, (_, u) => ({ userId: `${prefix}-u${u}`, deviceToken: `slow1500-${prefix}-${u}` }));
+  await p.h.db.device.createMany({ data: devices.map((d) => ({ projectId: t.project.id, provider: 'fcm', platform: 'android', ...d })) });
+
+  const first = await p.startWorker({ DELIVERY_BATCH_SIZE: '500' });
+  const res = await p.h.post('/push/send-bulk', { apiKey: t.apiKey.key, body: { userIds: devices.map((d) => d.userId), templateId: t.templateId, variables: { name: 'x', count: 1 } } });
+  expect(res.status).toBe(202);
+  const notificationId = res.body.notificationId as string;
+
+  // The first answers are written while the rest of the batch is still being sent.
+  const tokenOf = new Map((await p.h.db.device.findMany({ where: { projectId: t.project.id }, select: { id: true, deviceToken: true } })).map((d) => [d.id, d.deviceToken]));
+  const sentRows = async () => (await p.h.db.delivery.findMany({ where: { notificationId, status: 'sent' }, select: { deviceId: true } })).map((r) => tokenOf.get(r.deviceId!)!);
+  const deadline = Date.now() + 20_000;
+  let written = await sentRows();
+  while (written.length < 100) {
+    if (Date.now() > deadline) throw new Error(`nothing written mid-batch: ${written.length}\n${first.output.join('')}`);
+    await new Promise((r) => setTimeout(r, 20));
+    written = await sentRows();
+  }
+  await first.stop('SIGKILL');
+  expect(written.length).toBeLessThan(300);
+
+  await p.startWorker({ DELIVERY_BATCH_SIZE: '500' });
+  const n = await p.waitForNotification(t.apiKey.key, notificationId, 45_000);
+  expect(n.stats).toEqual({ recipients: 300, devices: 300, sent: 300, failed: 0, invalidTokensRemoved: 0 });
+
+  const counts = new Map<string, number>();
+  for (const m of p.emulator.received()) counts.set(m.token!, (counts.get(m.token!) ?? 0) + 1);
+  expect(devices.every((d) => counts.get(d.deviceToken)! >= 1)).toBe(true);
+  // Recorded before the kill: sent exactly once. Repeated: at most the requests then in flight.
+  expect(written.map((token) => counts.get(token))).toEqual(written.map(() => 1));
+  expect([...counts.values()].filter((c) => c > 1).length).toBeLessThanOrEqual(100);
+}, 90_000);

@@ -5,6 +5,7 @@ import { retryJob } from '@herald/core';
 import type { Db, LoadedProvider } from '@herald/db';
 import type { PushProvider } from '@herald/providers';
 import { decide, type Attempt, type Decisions, type RetryPolicy } from './decide';
+import { emptyDecisions, OutcomeWriter } from './outcome-writer';
 import { stringifyData, toPushMessage, type RenderedNotification } from './message';
 import type { SendRateLimiter } from './rate-limiter';
 
@@ -53,7 +54,8 @@ function chunk<T>(items: T[], size: number): T[][] {
  * Delivers one notification, or the due retries of some of its deliveries.
  *
  * The Delivery rows are the source of truth: they are created once (idempotently) from the devices of
- * the notification's users, every batch's outcome is written before the next batch is sent, and a
+ * the notification's users, every answer's outcome is written within moments of it (OutcomeWriter),
+ * before the next batch is sent, and a
  * re-run job (a worker killed mid-job, a stalled lock) only ever sends rows that are still pending.
  * So a device that was delivered to is never sent the same notification again; only the requests in
  * flight when a worker died may be repeated (CONTRACT §8).
@@ -188,17 +190,24 @@ export class DeliveryService {
           const row = device.get(a.deliveryId)!;
           return toPushMessage(ctx.rendered, row.deviceToken!, row.platform ?? 'android');
         });
+        // Outcomes are written while the batch is being sent (see OutcomeWriter), each write with its retries.
+        const writer = new OutcomeWriter(
+          now,
+          (attempts, results) => decide(attempts, results, Boolean(next), this.deps.policy),
+          async (d) => {
+            await this.persist(n.id, provider.id, d, next?.id);
+            if (d.retry.length) await this.enqueueRetry(n.id, d.retry);
+          },
+        );
         const started = process.hrtime.bigint();
-        const results = await this.deps.client(provider).send(messages);
+        const results = await this.deps.client(provider).send(messages, (index, result) => writer.add(index, result));
         this.deps.observe?.batch?.(provider.provider, now.length, Number(process.hrtime.bigint() - started) / 1e9);
-        const d = decide(now, results, Boolean(next), this.deps.policy);
+        const d = await writer.finish(results);
         this.deps.observe?.outcomes?.(d);
         if (d.providerDown) {
           down = true;
           log.warn({ providerConfigId: provider.id }, 'provider rejected the credentials; failing over');
         }
-        await this.persist(n.id, provider.id, d, next?.id);
-        if (d.retry.length) await this.enqueueRetry(n.id, d.retry);
         if (d.failover.length && next) {
           const failed = new Set(d.failover.map((f) => f.deliveryId));
           stages[i + 1].push(...now.filter((a) => failed.has(a.deliveryId)).map((a) => ({ ...a, attempts: 0 })));
@@ -292,5 +301,3 @@ export class DeliveryService {
     if (rows[0]) this.deps.observe?.finished?.(rows[0].status);
   }
 }
-
-const emptyDecisions = (): Decisions => ({ sent: [], prune: [], failover: [], retry: [], fail: [], providerDown: false });

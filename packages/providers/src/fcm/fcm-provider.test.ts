@@ -61,6 +61,17 @@ describe('FCM provider against the emulator', () => {
       results.forEach((r, i) => expect(r.status).toBe(i % 3 === 0 ? 'invalid_token' : 'sent'));
     });
 
+    it('reports each result through onResult as soon as it is known, before the batch is done', async () => {
+      const started = Date.now();
+      const heard: { index: number; result: TokenResult; afterMs: number }[] = [];
+      const results = await provider().send([push('slow400-a'), push('ok-b'), push('unregistered-c')], (index, result) => heard.push({ index, result, afterMs: Date.now() - started }));
+      expect(heard.map((h) => h.index)).toEqual([1, 2, 0]);
+      expect(heard.map((h) => [h.index, h.result])).toEqual(heard.map((h) => [h.index, results[h.index]]));
+      // The quick ones were heard while the slow one was still being answered.
+      expect(heard[1].afterMs).toBeLessThan(heard[2].afterMs);
+      expect(heard[2].afterMs).toBeGreaterThanOrEqual(390);
+    });
+
     it('adds the platform blocks an image needs', async () => {
       const p = provider();
       await p.send([

@@ -29,6 +29,7 @@ interface Batch {
   next: number;
   /** Results still missing. */
   pending: number;
+  onResult?: (index: number, result: TokenResult) => void;
   done(results: TokenResult[]): void;
 }
 
@@ -64,10 +65,10 @@ export class FcmProvider implements PushProvider {
     this.sendPath = `/v1/projects/${encodeURIComponent(credentials.projectId)}/messages:send`;
   }
 
-  async send(messages: readonly PushMessage[]): Promise<TokenResult[]> {
+  async send(messages: readonly PushMessage[], onResult?: (index: number, result: TokenResult) => void): Promise<TokenResult[]> {
     if (messages.length === 0) return [];
     if (this.closed) return messages.map(() => ({ status: 'retryable', error: 'FCM client is closed' }));
-    const sending = this.sendAll(messages);
+    const sending = this.sendAll(messages, onResult);
     this.sending.add(sending);
     try {
       return await sending;
@@ -92,7 +93,7 @@ export class FcmProvider implements PushProvider {
     await this.http.close();
   }
 
-  private async sendAll(messages: readonly PushMessage[]): Promise<TokenResult[]> {
+  private async sendAll(messages: readonly PushMessage[], onResult?: (index: number, result: TokenResult) => void): Promise<TokenResult[]> {
     let accessToken: string;
     try {
       accessToken = await this.tokens.get();
@@ -102,7 +103,7 @@ export class FcmProvider implements PushProvider {
     }
     const headers = { ':method': 'POST', ':path': this.sendPath, authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
     return new Promise((done) => {
-      this.batches.push({ messages, headers, accessToken, results: new Array<TokenResult>(messages.length), next: 0, pending: messages.length, done });
+      this.batches.push({ messages, headers, accessToken, results: new Array<TokenResult>(messages.length), next: 0, pending: messages.length, onResult, done });
       const wanted = Math.min(this.maxConcurrentStreams - this.workers, messages.length);
       for (let i = 0; i < wanted; i++) void this.work();
     });
@@ -119,7 +120,9 @@ export class FcmProvider implements PushProvider {
     while ((batch = this.batches[0])) {
       const i = batch.next++;
       if (batch.next === batch.messages.length) this.batches.shift();
-      batch.results[i] = await this.sendOne(batch.messages[i], batch.headers, batch.accessToken);
+      const result = await this.sendOne(batch.messages[i], batch.headers, batch.accessToken);
+      batch.results[i] = result;
+      batch.onResult?.(i, result);
       if (--batch.pending === 0) batch.done(batch.results);
     }
     this.workers--;
