@@ -20,6 +20,13 @@ describe('toTokenResult', () => {
     expect(toTokenResult(400, {}, aboutPayload, NOW).status).toBe('failed');
     // A 404 without UNREGISTERED (a wrong project, say) must not delete devices.
     expect(toTokenResult(404, {}, fcmError(404, 'NOT_FOUND', 'Requested entity was not found.'), NOW).status).toBe('failed');
+    expect(toTokenResult(404, {}, fcmError(404, 'NOT_FOUND', 'Requested entity was not found.', [fcmDetail('UNREGISTERED')]), NOW).status).toBe('invalid_token');
+  });
+
+  it('reads an FCM code given as the status, without a detail', () => {
+    expect(toTokenResult(404, {}, fcmError(404, 'UNREGISTERED', 'Token is not registered'), NOW).status).toBe('invalid_token');
+    expect(toTokenResult(403, {}, fcmError(403, 'SENDER_ID_MISMATCH', 'SenderId mismatch'), NOW).status).toBe('sender_mismatch');
+    expect(toTokenResult(429, {}, fcmError(429, 'QUOTA_EXCEEDED', 'Quota exceeded'), NOW).status).toBe('retryable');
   });
 
   it('treats 401/403 without an FCM error code as rejected credentials', () => {

@@ -26,7 +26,9 @@ export function toTokenResult(httpStatus: number, headers: IncomingHttpHeaders, 
   const error = `FCM ${httpStatus} ${e.errorCode ?? e.status ?? 'error'}: ${e.message ?? truncate(body)}`;
   const retryable = (): TokenResult => ({ status: 'retryable', error, retryAfterMs: parseRetryAfter(headers['retry-after'], now) });
 
-  switch (e.errorCode) {
+  // FCM puts its own code in an FcmError detail; a stand-in that puts it in `status` is read the same.
+  // A bare NOT_FOUND is not taken for UNREGISTERED: a wrong project id answers it for every token.
+  switch (e.errorCode ?? e.status) {
     case 'UNREGISTERED':
       return { status: 'invalid_token', error };
     case 'SENDER_ID_MISMATCH':
