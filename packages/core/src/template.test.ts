@@ -105,6 +105,11 @@ describe('variables (read from the parsed template)', () => {
     expect(templateVariables('{{#each orders as |order i|}}{{order.id}} {{i}}{{/each}}', '')).toEqual(['orders']);
   });
 
+  it('does not report a name read above the outermost scope, which renders empty', () => {
+    expect(templateVariables('{{../x}} {{../../y}}', '{{#each items}}{{../../z}}{{/each}}')).toEqual(['items']);
+    expect(compileTemplate({ id: 't', updatedAt: new Date(0), title: '{{../x}}!', body: '' }).render({ x: 'X' }).title).toBe('!');
+  });
+
   it('reads names inside {{#with}} as paths under its argument', () => {
     expect(templateVariables('{{#with user}}{{name}}{{/with}}', '{{#with user.address as |a|}}{{a.city}}{{/with}}')).toEqual([
       'user',

@@ -90,8 +90,9 @@ class VariableCollector {
       const base = current.blockParams.get(path.parts[0]);
       return base ? [...base, ...path.parts.slice(1)] : null;
     }
-    const target = scopes[Math.max(0, scopes.length - 1 - path.depth)];
-    if (!target.base || !path.parts.length) return null;
+    // `../` above the outermost scope reads nothing (Handlebars renders it empty).
+    const target = scopes[scopes.length - 1 - path.depth];
+    if (!target?.base || !path.parts.length) return null;
     return [...target.base, ...path.parts];
   }
 
