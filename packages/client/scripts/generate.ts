@@ -26,8 +26,10 @@ const HEADER = `/**
 
 /** The document, from the route definitions (the container is only built for them: no request is served). */
 export async function buildDocument() {
-  // The document depends on the routes, not on configuration: development defaults suffice.
-  const c = createContainer(loadApiConfig({ NODE_ENV: 'development' }), { logger: pino({ level: 'silent' }) });
+  // The document depends on the routes, not on configuration: development settings and the local
+  // servers suffice (nothing is queried).
+  const local = { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/herald', REDIS_URL: 'redis://127.0.0.1:6379' };
+  const c = createContainer(loadApiConfig({ NODE_ENV: 'development', ...local }), { logger: pino({ level: 'silent' }) });
   try {
     return buildOpenApiDocument(apiRoutes(c));
   } finally {
