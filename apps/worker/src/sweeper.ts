@@ -12,7 +12,7 @@ import type { Db } from '@herald/db';
  *   Postgres and adding the delayed job), or that nobody touched for minutes (a job that exhausted
  *   its attempts during an outage).
  * One worker sweeps at a time (a Redis lock); re-adding is harmless because jobs only send rows
- * that are still pending.
+ * that are still pending, and claim them first: a row another job is sending is left to it.
  */
 export class Sweeper {
   constructor(

@@ -1,3 +1,4 @@
+import { retryJob } from '@herald/core';
 import { unique } from '../../../../test/harness';
 import { startPipeline, type Pipeline } from '../../../../test/pipeline';
 
@@ -88,3 +89,33 @@ it('with a batch larger than what is in flight, answers written before a crash a
   expect(written.map((token) => counts.get(token))).toEqual(written.map(() => 1));
   expect([...counts.values()].filter((c) => c > 1).length).toBeLessThanOrEqual(100);
 }, 90_000);
+
+it('a second job for rows another job is sending (a retry queued again during a backlog) does not send them again', async () => {
+  const t = await p.project();
+  const prefix = unique('slow800');
+  const devices = Array.from({ length: 60 }, (_, u) => ({ userId: `${prefix}-u${u}`, deviceToken: `slow800-${prefix}-${u}` }));
+  await p.h.db.device.createMany({ data: devices.map((d) => ({ projectId: t.project.id, provider: 'fcm', platform: 'android', ...d })) });
+  await p.startWorker({ WORKER_CONCURRENCY: '2', DELIVERY_BATCH_SIZE: '500' });
+
+  const res = await p.h.post('/push/send-bulk', { apiKey: t.apiKey.key, body: { userIds: devices.map((d) => d.userId), templateId: t.templateId, variables: { name: 'x', count: 1 } } });
+  expect(res.status).toBe(202);
+  const notificationId = res.body.notificationId as string;
+  const mine = () => p.emulator.received().filter((m) => m.token!.startsWith(`slow800-${prefix}-`));
+  const deadline = Date.now() + 20_000;
+  while (mine().length === 0) {
+    if (Date.now() > deadline) throw new Error('the deliver job did not start');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  // While the first job's requests are in flight (each answered after 800 ms), a copy of the work.
+  const pending = await p.h.db.delivery.findMany({ where: { notificationId, status: 'pending' }, select: { id: true } });
+  expect(pending.length).toBeGreaterThan(0);
+  await p.h.container.queue.add(retryJob.name, { notificationId, deliveryIds: pending.map((r) => r.id) }, retryJob.options);
+
+  const n = await p.waitForNotification(t.apiKey.key, notificationId, 30_000);
+  expect(n.stats).toMatchObject({ devices: 60, sent: 60, failed: 0 });
+  await new Promise((r) => setTimeout(r, 1_500)); // a late duplicate would have arrived by now
+  const counts = new Map<string, number>();
+  for (const m of mine()) counts.set(m.token!, (counts.get(m.token!) ?? 0) + 1);
+  expect(counts.size).toBe(60);
+  expect([...counts.values()].every((c) => c === 1)).toBe(true);
+}, 60_000);

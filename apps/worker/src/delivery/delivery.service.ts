@@ -44,6 +44,9 @@ type NotificationRow = NonNullable<Awaited<ReturnType<Db['notification']['findUn
 
 const TERMINAL = new Set(['completed', 'partially_failed', 'failed']);
 
+/** How long a claim on a row lasts: far longer than a batch takes (100 requests in flight, 10 s timeouts). */
+const CLAIM_MS = 5 * 60_000;
+
 function chunk<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -55,7 +58,7 @@ function chunk<T>(items: T[], size: number): T[][] {
  *
  * The Delivery rows are the source of truth: they are created once (idempotently) from the devices of
  * the notification's users, every answer's outcome is written within moments of it (OutcomeWriter),
- * before the next batch is sent, and a
+ * before the next batch is sent, a job claims a batch's rows before it sends them (`claim`), and a
  * re-run job (a worker killed mid-job, a stalled lock) only ever sends rows that are still pending.
  * So a device that was delivered to is never sent the same notification again; only the requests in
  * flight when a worker died may be repeated (CONTRACT §8).
@@ -63,7 +66,11 @@ function chunk<T>(items: T[], size: number): T[][] {
 export class DeliveryService {
   constructor(private readonly deps: DeliveryDeps) {}
 
-  async deliver(notificationId: string, deliveryIds?: string[]): Promise<void> {
+  /**
+   * `claimant` names the job (its id): the rows it sends are claimed for it, and a run of the same job
+   * (a BullMQ retry, a stalled job taken over) may take them back at once.
+   */
+  async deliver(notificationId: string, deliveryIds: string[] | undefined, claimant: string): Promise<void> {
     const { db, logger } = this.deps;
     const log = logger.child({ notificationId });
     const n = await db.notification.findUnique({ where: { id: notificationId } });
@@ -74,24 +81,25 @@ export class DeliveryService {
     }
     if (TERMINAL.has(n.status)) return;
     if (n.status === 'queued') await db.notification.updateMany({ where: { id: n.id, status: 'queued' }, data: { status: 'processing' } });
-    if (!deliveryIds) await this.plan(n);
+    if (!deliveryIds) await this.plan(n, claimant);
 
     const context = await this.context(n, log);
     if ('error' in context) {
       await this.failPending(n.id, context.error, deliveryIds);
     } else {
       const rows = await this.pending(n.id, deliveryIds);
-      await this.send(n, context, rows, log);
+      await this.send(n, context, rows, claimant, log);
     }
     await this.finalize(n.id);
   }
 
   /** One Delivery row per device of the notification's users, one `no_devices` row per user without any. */
-  private async plan(n: NotificationRow) {
+  private async plan(n: NotificationRow, claimant: string) {
     const { db } = this.deps;
+    // Created claimed by the job that is about to send them: no second write per row to claim it.
     await db.$executeRaw`
-      INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "createdAt", "updatedAt")
-      SELECT gen_random_uuid(), ${n.id}::uuid, dv."userId", dv."id", dv."platform", 'pending', now(), now()
+      INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "claimedBy", "claimedUntil", "createdAt", "updatedAt")
+      SELECT gen_random_uuid(), ${n.id}::uuid, dv."userId", dv."id", dv."platform", 'pending', ${claimant}, now() + (${CLAIM_MS} * interval '1 millisecond'), now(), now()
       FROM "Device" dv
       WHERE dv."projectId" = ${n.projectId}::uuid AND dv."userId" = ANY(${n.userIds}::text[])
       ON CONFLICT DO NOTHING`;
@@ -149,7 +157,7 @@ export class DeliveryService {
       ORDER BY d."id"`;
   }
 
-  private async send(n: NotificationRow, ctx: { rendered: RenderedNotification; providers: LoadedProvider[] }, rows: PendingRow[], log: Logger) {
+  private async send(n: NotificationRow, ctx: { rendered: RenderedNotification; providers: LoadedProvider[] }, rows: PendingRow[], claimant: string, log: Logger) {
     const { providers } = ctx;
     const gone = rows.filter((r) => !r.deviceToken);
     if (gone.length) await this.persist(n.id, null, { ...emptyDecisions(), fail: gone.map((r) => ({ deliveryId: r.id, error: 'The device was unregistered before delivery' })) });
@@ -181,9 +189,10 @@ export class DeliveryService {
           continue;
         }
         const { granted, waitMs } = await this.deps.rateLimiter.take(n.projectId, batch.length);
-        const now = batch.slice(0, granted);
         const later = batch.slice(granted);
         if (later.length) await this.schedule(n.id, provider.id, later.map((a) => ({ deliveryId: a.deliveryId, attempts: a.attempts, delayMs: waitMs, error: 'throttled' })));
+        // Rows another job is sending right now are left to it.
+        const now = await this.claim(batch.slice(0, granted), claimant);
         if (!now.length) continue;
 
         const messages = now.map((a) => {
@@ -217,6 +226,32 @@ export class DeliveryService {
     }
   }
 
+  /**
+   * Claims the batch's rows that are still pending and not being sent by another job: one job sends a
+   * row at a time, even when the sweeper has queued its retry again while the first job is waiting in
+   * a backlog. A claim ends with the row's outcome, is released when the row is rescheduled or moved to
+   * another provider, and lapses after `CLAIM_MS` (a job that died and is never run again).
+   */
+  private async claim(batch: Attempt[], claimant: string): Promise<Attempt[]> {
+    if (!batch.length) return batch;
+    const ids = batch.map((a) => a.deliveryId);
+    // Rows this job holds with most of the claim left (planned by it) are not written again.
+    const claimed = await this.deps.db.$queryRaw<{ id: string }[]>`
+      WITH held AS (
+        SELECT "id" FROM "Delivery"
+        WHERE "id" = ANY(${ids}::uuid[]) AND "status" = 'pending' AND "claimedBy" = ${claimant}
+          AND "claimedUntil" > now() + (${CLAIM_MS / 2} * interval '1 millisecond')
+      ), taken AS (
+        UPDATE "Delivery" SET "claimedBy" = ${claimant}, "claimedUntil" = now() + (${CLAIM_MS} * interval '1 millisecond')
+        WHERE "id" = ANY(${ids}::uuid[]) AND "status" = 'pending' AND "id" NOT IN (SELECT "id" FROM held)
+          AND ("claimedUntil" IS NULL OR "claimedUntil" < now() OR "claimedBy" = ${claimant})
+        RETURNING "id"
+      )
+      SELECT "id" FROM held UNION ALL SELECT "id" FROM taken`;
+    const mine = new Set(claimed.map((r) => r.id));
+    return batch.filter((a) => mine.has(a.deliveryId));
+  }
+
   /** A batch's outcomes and the notification's counters, in one transaction. */
   private async persist(notificationId: string, providerConfigId: string | null, d: Decisions, nextProviderId?: string) {
     const { db } = this.deps;
@@ -244,7 +279,8 @@ export class DeliveryService {
     }
     if (d.failover.length && nextProviderId) {
       statements.push(db.$executeRaw`
-        UPDATE "Delivery" AS d SET "providerConfigId" = ${nextProviderId}::uuid, "attempts" = 0, "error" = v.err, "nextAttemptAt" = NULL, "updatedAt" = now()
+        UPDATE "Delivery" AS d SET "providerConfigId" = ${nextProviderId}::uuid, "attempts" = 0, "error" = v.err, "nextAttemptAt" = NULL,
+          "claimedBy" = NULL, "claimedUntil" = NULL, "updatedAt" = now()
         FROM unnest(${d.failover.map((f) => f.deliveryId)}::uuid[], ${d.failover.map((f) => f.error)}::text[]) AS v(id, err)
         WHERE d."id" = v.id AND d."status" = 'pending'`);
     }
@@ -262,7 +298,7 @@ export class DeliveryService {
   private retryUpdate(providerConfigId: string | null, retry: Decisions['retry']) {
     return this.deps.db.$executeRaw`
       UPDATE "Delivery" AS d SET "providerConfigId" = ${providerConfigId}::uuid, "attempts" = v.att, "error" = v.err,
-        "nextAttemptAt" = now() + (v.delay * interval '1 millisecond'), "updatedAt" = now()
+        "nextAttemptAt" = now() + (v.delay * interval '1 millisecond'), "claimedBy" = NULL, "claimedUntil" = NULL, "updatedAt" = now()
       FROM unnest(${retry.map((r) => r.deliveryId)}::uuid[], ${retry.map((r) => r.attempts)}::int[], ${retry.map((r) => r.delayMs)}::int[], ${retry.map((r) => r.error)}::text[])
         AS v(id, att, delay, err)
       WHERE d."id" = v.id AND d."status" = 'pending'`;
