@@ -198,8 +198,8 @@ async function projectFor(spec: ProjectSpec, caller: Caller | undefined, input: 
 
 /**
  * A JSON answer. A read goes through `res.json`, whose ETag a client can revalidate with. A write's
- * answer is written as it is: no ETag (a hash of the body, and a Buffer made for it) that no client
- * can use, and the headers and body leave in one write.
+ * answer is written as it is, without an ETag (a hash of the body, and a Buffer made for it) that no
+ * client can use.
  */
 function sendJson(req: Request, res: Response, status: number, body: unknown) {
   if (req.method === 'GET' || req.method === 'HEAD') return void res.status(status).json(body);
@@ -261,7 +261,8 @@ export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime:
   }
 }
 
-/** Shared zod pieces for routes. */
+// Shared zod pieces for routes.
+
 /**
  * An id: any 8-4-4-4-12 hex UUID, as Postgres takes it (`z.uuid()` would also demand an RFC 9562
  * version and variant, and answer 400 where an unknown id must get 404), in any letter case, handed

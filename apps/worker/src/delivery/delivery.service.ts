@@ -188,11 +188,13 @@ export class DeliveryService {
           } else await this.persist(n.id, provider.id, { ...emptyDecisions(), fail: moved });
           continue;
         }
-        const { granted, waitMs } = await this.deps.rateLimiter.take(n.projectId, batch.length);
-        const later = batch.slice(granted);
-        if (later.length) await this.schedule(n.id, provider.id, later.map((a) => ({ deliveryId: a.deliveryId, attempts: a.attempts, delayMs: waitMs, error: 'throttled' })));
         // Rows another job is sending right now are left to it.
-        const now = await this.claim(batch.slice(0, granted), claimant);
+        const mine = await this.claim(batch, claimant);
+        if (!mine.length) continue;
+        const { granted, waitMs } = await this.deps.rateLimiter.take(n.projectId, mine.length);
+        const now = mine.slice(0, granted);
+        const later = mine.slice(granted);
+        if (later.length) await this.schedule(n.id, provider.id, later.map((a) => ({ deliveryId: a.deliveryId, attempts: a.attempts, delayMs: waitMs, error: 'throttled' })));
         if (!now.length) continue;
 
         const messages = now.map((a) => {
