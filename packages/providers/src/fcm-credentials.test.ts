@@ -29,6 +29,13 @@ describe('isPemPrivateKey', () => {
     expect(isPemPrivateKey(`${privateKey.slice(0, 200)}\n${footer}`)).toBe(false);
   });
 
+  it('refuses EC and Ed25519 keys: Google signs service-account tokens with RS256 only', () => {
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256', privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const ed = generateKeyPairSync('ed25519', { privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    expect(isPemPrivateKey(ec.privateKey)).toBe(false);
+    expect(isPemPrivateKey(ed.privateKey)).toBe(false);
+  });
+
   it('refuses an encrypted private key (Herald has no passphrase for it)', () => {
     const encrypted = generateKeyPairSync('rsa', {
       modulusLength: 2048,
@@ -61,7 +68,7 @@ describe('fcm credentials schema', () => {
     expect(issues).toEqual([
       { path: 'projectId', message: 'projectId is required' },
       { path: 'clientEmail', message: 'clientEmail must be a valid e-mail address' },
-      { path: 'privateKey', message: expect.stringMatching(/^privateKey must be an unencrypted private key in PEM form/) },
+      { path: 'privateKey', message: expect.stringMatching(/^privateKey must be an unencrypted RSA private key in PEM form/) },
     ]);
     expect(JSON.stringify(issues)).not.toContain(keyBody);
     expect(JSON.stringify(issues)).not.toContain('not-an-email');

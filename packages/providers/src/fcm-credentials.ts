@@ -17,11 +17,15 @@ const stringField = (field: string) => z.string({ error: (iss) => (isMissing(iss
 /** Keys pasted out of a JSON file often arrive with literal `\n` escapes, or with CRLF line ends. */
 export const normalizePrivateKey = (value: string) => value.replace(/\\r\\n|\\n|\\r/g, '\n').replace(/\r\n?/g, '\n').trim();
 
-/** True if `pem` is an unencrypted private key in PEM form (any key type Node can load). */
+/**
+ * True if `pem` is an unencrypted RSA private key in PEM form: Google signs service-account tokens
+ * with RS256 only, so another key type would be accepted here and rejected at the first delivery.
+ */
 export function isPemPrivateKey(pem: string): boolean {
   if (!/^-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(pem)) return false;
   try {
-    return createPrivateKey({ key: pem, format: 'pem' }).type === 'private';
+    const key = createPrivateKey({ key: pem, format: 'pem' });
+    return key.type === 'private' && key.asymmetricKeyType === 'rsa';
   } catch {
     return false;
   }
@@ -38,7 +42,7 @@ export const fcmCredentialsSchema = z.object({
     .max(MAX_PRIVATE_KEY_LENGTH, `privateKey must be at most ${MAX_PRIVATE_KEY_LENGTH} characters`)
     .transform(normalizePrivateKey)
     .refine(isPemPrivateKey, {
-      error: 'privateKey must be an unencrypted private key in PEM form, including its BEGIN and END lines',
+      error: 'privateKey must be an unencrypted RSA private key in PEM form, including its BEGIN and END lines',
     }),
 }) satisfies z.ZodType<FcmCredentials>;
 

@@ -118,7 +118,7 @@ describe('create: errors', () => {
     const [header, footer] = [lines[0], lines[lines.length - 1]];
     for (const bad of [body, publicKey, '<PRIVATE_KEY>', `${privateKey.slice(0, 300)}\n${footer}`, `${header}\n${body}`]) {
       const res = await post(providerBody(privateKey, { config: fcmConfig(bad) }));
-      expectError(res, 400, /^Invalid request body: config\.privateKey: privateKey must be an unencrypted private key in PEM form/);
+      expectError(res, 400, /^Invalid request body: config\.privateKey: privateKey must be an unencrypted RSA private key in PEM form/);
       expect(res.body.details).toEqual([{ path: 'config.privateKey', message: expect.any(String) }]);
       expect(res.text).not.toContain(keyMaterial(privateKey)[0]);
     }
