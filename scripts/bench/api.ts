@@ -20,8 +20,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import Redis from 'ioredis';
-import { cpuMs, cpuMsByName, fmt, freePort, pct, percentile, ROOT, serviceAccount, setupTenant, startNode, freshDatabase, stealMs } from './lib';
+import { cpuMs, cpuMsByName, dropQueue, fmt, freePort, pct, percentile, ROOT, serviceAccount, setupTenant, startNode, freshDatabase, stealMs } from './lib';
 
 const { values: args } = parseArgs({
   options: {
@@ -239,18 +238,6 @@ async function measureAll(url: string, barePort: number, apiPid: number, barePid
     const r = paced[i];
     console.log(`  POST /push/send paced at ${pct(share)} of the bare rate (${fmt(r.rps)} req/s served): p50 ${r.p50} ms, p99 ${r.p99} ms${r.non2xx ? ` (${r.non2xx} non-2xx)` : ''}`);
   }
-}
-
-/** The queue's keys: no worker consumed the sends. */
-async function dropQueue(redisUrl: string, queuePrefix: string) {
-  const redis = new Redis(redisUrl);
-  let cursor = '0';
-  do {
-    const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${queuePrefix}*`, 'COUNT', 1000);
-    cursor = nextCursor;
-    if (keys.length) await redis.del(...keys);
-  } while (cursor !== '0');
-  redis.disconnect();
 }
 
 main().catch((err: unknown) => {
