@@ -6,8 +6,11 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path, { join } from 'node:path';
-import Redis from 'ioredis';
 import { dropDatabase, ensureDatabase, migrate } from '../../packages/db/src/migrate';
+import { deleteKeysWithPrefix } from '../../test/redis-keys';
+
+/** Every Redis key under the benchmark's queue prefix (kept jobs, counters), once the run is over. */
+export const dropQueue = deleteKeysWithPrefix;
 
 export const ROOT = path.join(__dirname, '../..');
 
@@ -238,16 +241,4 @@ export async function freshDatabase(name: string): Promise<string> {
   await ensureDatabase(url.toString());
   await migrate(url.toString());
   return url.toString();
-}
-
-/** Every Redis key under the benchmark's queue prefix (kept jobs, counters), once the run is over. */
-export async function dropQueue(redisUrl: string, queuePrefix: string) {
-  const redis = new Redis(redisUrl);
-  let cursor = '0';
-  do {
-    const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${queuePrefix}*`, 'COUNT', 1000);
-    cursor = nextCursor;
-    if (keys.length) await redis.del(...keys);
-  } while (cursor !== '0');
-  redis.disconnect();
 }
