@@ -14,15 +14,24 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => p.close());
 
-it('a worker killed mid-bulk and restarted leaves every device delivered exactly once', async () => {
+/** A project whose users have devices the emulator answers `slowMs` after each send. */
+async function slowDevices(slowMs: number, users: number, perUser: number) {
   const t = await p.project();
-  const prefix = unique('slow20');
-  const devices = Array.from({ length: 500 }, (_, u) => [0, 1].map((d) => ({ userId: `${prefix}-u${u}`, deviceToken: `slow20-${prefix}-${u}-${d}` }))).flat();
+  const prefix = unique(`slow${slowMs}`);
+  const devices = Array.from({ length: users }, (_, u) => Array.from({ length: perUser }, (_, d) => ({ userId: `${prefix}-u${u}`, deviceToken: `slow${slowMs}-${prefix}-${u}-${d}` }))).flat();
   await p.h.db.device.createMany({ data: devices.map((d) => ({ projectId: t.project.id, provider: 'fcm', platform: 'android', ...d })) });
+  const sendToAll = async () => {
+    const res = await p.h.post('/push/send-bulk', { apiKey: t.apiKey.key, body: { userIds: [...new Set(devices.map((d) => d.userId))], templateId: t.templateId, variables: { name: 'x', count: 1 } } });
+    expect(res.status).toBe(202);
+    return res.body.notificationId as string;
+  };
+  return { t, prefix, devices, sendToAll };
+}
 
+it('a worker killed mid-bulk and restarted leaves every device delivered exactly once', async () => {
+  const { t, devices, sendToAll } = await slowDevices(20, 500, 2);
   const first = await p.startWorker();
-  const res = await p.h.post('/push/send-bulk', { apiKey: t.apiKey.key, body: { userIds: [...new Set(devices.map((d) => d.userId))], templateId: t.templateId, variables: { name: 'x', count: 1 } } });
-  expect(res.status).toBe(202);
+  const notificationId = await sendToAll();
 
   // Kill it once some, but not all, devices were delivered.
   const deadline = Date.now() + 20_000;
@@ -31,16 +40,16 @@ it('a worker killed mid-bulk and restarted leaves every device delivered exactly
     await new Promise((r) => setTimeout(r, 10));
   }
   await first.stop('SIGKILL');
-  const atKill = await p.h.db.delivery.count({ where: { notificationId: res.body.notificationId, status: 'sent' } });
+  const atKill = await p.h.db.delivery.count({ where: { notificationId, status: 'sent' } });
   expect(atKill).toBeLessThan(1000);
 
   await p.startWorker();
-  const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId, 45_000);
+  const n = await p.waitForNotification(t.apiKey.key, notificationId, 45_000);
   expect(n.status).toBe('completed');
   expect(n.stats).toEqual({ recipients: 500, devices: 1000, sent: 1000, failed: 0, invalidTokensRemoved: 0 });
 
   // Herald's records: exactly one sent delivery per device.
-  const rows = await p.h.db.delivery.groupBy({ by: ['deviceId'], where: { notificationId: res.body.notificationId }, _count: true });
+  const rows = await p.h.db.delivery.groupBy({ by: ['deviceId'], where: { notificationId }, _count: true });
   expect(rows).toHaveLength(1000);
   expect(rows.every((r) => r._count === 1)).toBe(true);
 
@@ -54,16 +63,10 @@ it('a worker killed mid-bulk and restarted leaves every device delivered exactly
 }, 90_000);
 
 it('with a batch larger than what is in flight, answers written before a crash are never sent again', async () => {
-  const t = await p.project();
-  const prefix = unique('slow1500');
   // 300 devices in one batch of 500; the client has 100 requests in flight, each answered after 1.5 s.
-  const devices = Array.from({ length: 300 }, (_, u) => ({ userId: `${prefix}-u${u}`, deviceToken: `slow1500-${prefix}-${u}` }));
-  await p.h.db.device.createMany({ data: devices.map((d) => ({ projectId: t.project.id, provider: 'fcm', platform: 'android', ...d })) });
-
+  const { t, devices, sendToAll } = await slowDevices(1500, 300, 1);
   const first = await p.startWorker({ DELIVERY_BATCH_SIZE: '500' });
-  const res = await p.h.post('/push/send-bulk', { apiKey: t.apiKey.key, body: { userIds: devices.map((d) => d.userId), templateId: t.templateId, variables: { name: 'x', count: 1 } } });
-  expect(res.status).toBe(202);
-  const notificationId = res.body.notificationId as string;
+  const notificationId = await sendToAll();
 
   // The first answers are written while the rest of the batch is still being sent.
   const tokenOf = new Map((await p.h.db.device.findMany({ where: { projectId: t.project.id }, select: { id: true, deviceToken: true } })).map((d) => [d.id, d.deviceToken]));
@@ -91,15 +94,9 @@ it('with a batch larger than what is in flight, answers written before a crash a
 }, 90_000);
 
 it('a second job for rows another job is sending (a retry queued again during a backlog) does not send them again', async () => {
-  const t = await p.project();
-  const prefix = unique('slow800');
-  const devices = Array.from({ length: 60 }, (_, u) => ({ userId: `${prefix}-u${u}`, deviceToken: `slow800-${prefix}-${u}` }));
-  await p.h.db.device.createMany({ data: devices.map((d) => ({ projectId: t.project.id, provider: 'fcm', platform: 'android', ...d })) });
+  const { t, prefix, devices, sendToAll } = await slowDevices(800, 60, 1);
   await p.startWorker({ WORKER_CONCURRENCY: '2', DELIVERY_BATCH_SIZE: '500' });
-
-  const res = await p.h.post('/push/send-bulk', { apiKey: t.apiKey.key, body: { userIds: devices.map((d) => d.userId), templateId: t.templateId, variables: { name: 'x', count: 1 } } });
-  expect(res.status).toBe(202);
-  const notificationId = res.body.notificationId as string;
+  const notificationId = await sendToAll();
   const mine = () => p.emulator.received().filter((m) => m.token!.startsWith(`slow800-${prefix}-`));
   const deadline = Date.now() + 20_000;
   while (mine().length === 0) {
