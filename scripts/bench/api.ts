@@ -20,7 +20,8 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { cpuMs, cpuMsByName, dropQueue, fmt, freePort, pct, percentile, ROOT, serviceAccount, setupTenant, startNode, freshDatabase, stealMs } from './lib';
+import { cpuMs, cpuMsByName, fmt, freePort, pct, percentile, ROOT, serviceAccount, setupTenant, startNode, freshDatabase, stealMs } from './lib';
+import { deleteKeysWithPrefix } from '../../test/redis-keys';
 
 const { values: args } = parseArgs({
   options: {
@@ -183,7 +184,7 @@ async function main() {
   } finally {
     await apiProcess.stop();
     await bare.stop();
-    await dropQueue(redisUrl, queuePrefix);
+    await deleteKeysWithPrefix(redisUrl, queuePrefix);
   }
 }
 

@@ -14,7 +14,8 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
-import { api, bareLoop, cpuMs, cpuMsByName, dropQueue, fmt, freePort, mintAccessToken, pct, rssMiB, ROOT, serviceAccount, setupTenant, startEmulator, startNode, freshDatabase } from './lib';
+import { api, bareLoop, cpuMs, cpuMsByName, fmt, freePort, mintAccessToken, pct, rssMiB, ROOT, serviceAccount, setupTenant, startEmulator, startNode, freshDatabase } from './lib';
+import { deleteKeysWithPrefix } from '../../test/redis-keys';
 
 const { values: args } = parseArgs({
   options: {
@@ -148,7 +149,7 @@ async function main() {
   await worker.stop();
   await apiProcess.stop();
   await emulator.stop();
-  await dropQueue(env.REDIS_URL, env.QUEUE_PREFIX);
+  await deleteKeysWithPrefix(env.REDIS_URL, env.QUEUE_PREFIX);
 }
 
 async function writtenRows(db: Client): Promise<number> {

@@ -7,10 +7,6 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path, { join } from 'node:path';
 import { dropDatabase, ensureDatabase, migrate } from '../../packages/db/src/migrate';
-import { deleteKeysWithPrefix } from '../../test/redis-keys';
-
-/** Every Redis key under the benchmark's queue prefix (kept jobs, counters), once the run is over. */
-export const dropQueue = deleteKeysWithPrefix;
 
 export const ROOT = path.join(__dirname, '../..');
 

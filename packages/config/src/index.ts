@@ -237,10 +237,9 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
 }
 
 /** `pnpm db:migrate` needs only the database. */
-export function loadMigrateConfig(env: Env = process.env): { databaseUrl: string; warnings: string[] } {
+export function loadMigrateConfig(env: Env = process.env): { databaseUrl: string } {
   const e = parse(z.object({ NODE_ENV: common.NODE_ENV, DATABASE_URL: optionalString }), env);
-  const warnings: string[] = [];
-  return { databaseUrl: requiredAlways('DATABASE_URL', e.DATABASE_URL), warnings };
+  return { databaseUrl: requiredAlways('DATABASE_URL', e.DATABASE_URL) };
 }
 
 /** For process entry points: the config, or a message naming what is wrong and exit code 1. */

@@ -2,8 +2,7 @@ import { loadMigrateConfig } from '@herald/config';
 import { ensureDatabase, migrate } from './migrate';
 
 async function main() {
-  const { databaseUrl, warnings } = loadMigrateConfig();
-  for (const w of warnings) console.warn(`warning: ${w}`);
+  const { databaseUrl } = loadMigrateConfig();
   if (await ensureDatabase(databaseUrl)) console.log('created database');
   const { applied, alreadyApplied } = await migrate(databaseUrl);
   console.log(`migrations: ${applied.length} applied${applied.length ? ` (${applied.join(', ')})` : ''}, ${alreadyApplied} already applied`);

@@ -3,6 +3,7 @@ import jwt from 'jsonwebtoken';
 import { AppError, hashSecret } from '@herald/core';
 import type { Db, Role } from '@herald/db';
 import type { ProjectCache } from './project-cache';
+import { uuid } from './define-route';
 
 export type Caller =
   | { type: 'user'; userId: string; email: string; role: Role }
@@ -22,7 +23,8 @@ export const AUTH_MESSAGES = {
   disabledKey: 'API key is disabled',
 } as const;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A token's subject is a user id, by the same rule as ids in requests. */
+const userId = uuid('sub');
 
 interface AccessClaims {
   sub: string;
@@ -100,7 +102,7 @@ export class Authenticator {
       throw AppError.unauthorized(AUTH_MESSAGES.invalidToken);
     }
     // Only this API signs tokens, but a `sub` that is no id must be a 401 rather than a failed query.
-    if (claims.typ !== 'access' || typeof claims.sub !== 'string' || !UUID.test(claims.sub)) throw AppError.unauthorized(AUTH_MESSAGES.invalidToken);
+    if (claims.typ !== 'access' || typeof claims.sub !== 'string' || !userId.safeParse(claims.sub).success) throw AppError.unauthorized(AUTH_MESSAGES.invalidToken);
     const user = await this.db.user.findUnique({ where: { id: claims.sub }, select: { id: true, email: true, role: true } });
     if (!user) throw AppError.unauthorized(AUTH_MESSAGES.invalidToken);
     return { type: 'user', userId: user.id, email: user.email, role: user.role };
