@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `pnpm dev` (after `pnpm build`): migrates the database, then runs the built API and worker side by
 // side, prefixing their output; Ctrl-C stops both. DATABASE_URL and REDIS_URL are required by the
-// processes themselves (CONTRACT §11); here, unset, they name the local servers.
+// processes themselves; here, unset, they name the local servers.
 const { spawn, spawnSync } = require('node:child_process');
 const path = require('node:path');
 

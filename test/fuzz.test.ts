@@ -9,7 +9,7 @@ import { PASSWORD, startApi, unique, uniqueEmail, type Harness, type Session } f
 import { serviceAccount, type ServiceAccount } from './pipeline';
 
 /**
- * Bad input never reaches a 500 (CONTRACT §1). Every route that `apiRoutes()` mounts — so a new
+ * Bad input never reaches a 500 (docs/api.md#status-codes). Every route that `apiRoutes()` mounts — so a new
  * route is fuzzed without anyone touching this file — gets random and mutated bodies, queries, path
  * parameters and headers, as a signed-in owner of a real project, as that project's API key, and
  * unauthenticated. Every answer must be below 500, and every 4xx must carry exactly the contract's
@@ -650,7 +650,7 @@ function stringLeaves(value: unknown, prefix: Path = []): Path[] {
 
 /**
  * Objects whose keys are free (data, variables): a 100 KB value or key added there must be refused too.
- * (Unknown fields elsewhere, e.g. in a provider's `config`, are ignored and not stored: CONTRACT §1.)
+ * (Unknown fields elsewhere, e.g. in a provider's `config`, are ignored and not stored: docs/api.md#conventions.)
  */
 function records(value: unknown, prefix: Path = []): Path[] {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return [];

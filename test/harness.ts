@@ -162,7 +162,7 @@ export async function startApi(envOverrides: Record<string, string> = {}) {
 
 export type Harness = Awaited<ReturnType<typeof startApi>>;
 
-/** Asserts the contract's error body (CONTRACT §1). */
+/** Asserts the error body of docs/api.md#errors. */
 export function expectError(res: ApiResponse, status: number, message?: string | RegExp) {
   expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { statusCode: status } });
   expect(typeof res.body.message).toBe('string');

@@ -10,7 +10,7 @@ const providerBody = () => ({
 });
 const inProject = (ids: Record<string, string>) => ({ projectId: ids.projectId });
 
-/** Push config and providers (CONTRACT §9): JWT-only routes, so a foreign API key may also get 401. */
+/** Push config and providers: JWT-only routes, so a foreign API key may also get 401. */
 export const pushConfigTable: IsolationTable = {
   async setup(h, victim) {
     const opts = { token: victim.owner.accessToken, query: { projectId: victim.project.id } };

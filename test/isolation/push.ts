@@ -3,7 +3,7 @@ import type { IsolationTable } from './types';
 const victimProject = (ids: Record<string, string>) => ({ projectId: ids.projectId });
 const ownProject = (ids: Record<string, string>) => ({ projectId: ids.strangerProjectId });
 
-/** Devices, sending and notifications (CONTRACT §7, §8): key-or-JWT routes, by project and by id. */
+/** Devices, sending and notifications: key-or-JWT routes, by project and by id. */
 export const pushTable: IsolationTable = {
   async setup(h, victim) {
     const device = await h.post('/push/register-device', {

@@ -10,7 +10,7 @@ const victimProject = (ids: Record<string, string>) => ({ projectId: ids.project
 const ownProject = (ids: Record<string, string>) => ({ projectId: ids.strangerProjectId });
 
 /**
- * Push templates (CONTRACT §6). PUT and preview accept API keys: a foreign key must get 403 when it
+ * Push templates. PUT and preview accept API keys: a foreign key must get 403 when it
  * names the victim's project and 404 when it looks for the victim's template in its own.
  */
 export const templatesTable: IsolationTable = {

@@ -828,7 +828,7 @@ export interface components {
             /** Format: date-time */
             lastSeenAt: string;
         };
-        /** @description The body of every error response (CONTRACT §1). */
+        /** @description The body of every error response. */
         Error: {
             statusCode: number;
             message: string;

@@ -12,7 +12,7 @@ describe('loadApiConfig', () => {
     }
   });
 
-  it('outside production, still needs DATABASE_URL and REDIS_URL (CONTRACT §11); the secrets fall back with warnings', () => {
+  it('outside production, still needs DATABASE_URL and REDIS_URL; the secrets fall back with warnings', () => {
     const servers = { DATABASE_URL: 'postgresql://localhost/herald', REDIS_URL: 'redis://localhost:6379' };
     for (const name of ['DATABASE_URL', 'REDIS_URL'] as const) {
       expect(() => loadApiConfig({ ...servers, [name]: undefined })).toThrow(new ConfigError(`Missing required environment variable ${name}`));

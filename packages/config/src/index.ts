@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
 /**
- * Configuration is read from the environment once, at boot, and nowhere else (CONTRACT §11).
+ * Configuration is read from the environment once, at boot, and nowhere else (docs/operations.md#configuration).
  * Outside production a newcomer needs no env file: Postgres and Redis default to localhost and
  * secrets to development values, each with a warning. In production every secret is required.
  */
@@ -131,7 +131,7 @@ function required(name: string, value: string | undefined, production: boolean, 
   return fallback();
 }
 
-/** Required in every mode (CONTRACT §11); `pnpm dev` supplies the localhost servers itself. */
+/** Required in every mode; `pnpm dev` supplies the localhost servers itself. */
 function requiredAlways(name: string, value: string | undefined): string {
   if (value === undefined) throw new ConfigError(`Missing required environment variable ${name}`);
   return value;

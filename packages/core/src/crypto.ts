@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 /**
- * Envelope encryption for secrets at rest (provider private keys), CONTRACT §9: AES-256-GCM with a
+ * Envelope encryption for secrets at rest (provider private keys) (docs/operations.md#rotating-the-credentials-key): AES-256-GCM with a
  * random 96-bit IV per record. The key that sealed an envelope is stored next to it (its id), so keys
  * can be rotated: new envelopes use the current key, old ones open with the key their id names.
  */

@@ -7,7 +7,7 @@ export interface ErrorDetail {
 
 /**
  * The one error type of Herald. Thrown anywhere, shaped once by the API's error middleware into
- * `{ statusCode, message, error }` (+ `details` for validation errors), CONTRACT §1.
+ * `{ statusCode, message, error }` (+ `details` for validation errors) (docs/api.md#errors).
  */
 export class AppError extends Error {
   override name = 'AppError';

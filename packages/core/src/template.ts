@@ -4,7 +4,7 @@ import Handlebars from 'handlebars';
  * Herald's one template engine: the API uses it to validate templates, list their variables and
  * preview them; the worker uses it to render each notification.
  *
- * Templates are Handlebars (CONTRACT §6). Push text is plain text, so nothing is HTML-escaped. The
+ * Templates are Handlebars (docs/api.md#push-templates). Push text is plain text, so nothing is HTML-escaped. The
  * variables are read from the parsed AST, never with a regex, so that helpers, `this`, `@data` and
  * loop-local names are not mistaken for variables.
  */
@@ -248,7 +248,7 @@ function lookup(variables: unknown, parts: string[]): unknown {
 export interface RenderedTemplate {
   title: string;
   body: string;
-  /** The template's static payload, as stored: it is not rendered (the seed: "static payload"). */
+  /** The template's static payload, as stored: it is not rendered (docs/api.md#push-templates). */
   data: Record<string, unknown>;
 }
 

@@ -5,7 +5,7 @@ import type { Prisma, ProviderConfig } from './generated/prisma/client';
 /** Decrypted credentials of a provider configuration: public and secret fields together. */
 export type StoredCredentials = Record<string, string>;
 
-/** Failover order (CONTRACT §8): lower priority first, ties by creation (then id, to be total). */
+/** Failover order (docs/delivery.md): lower priority first, ties by creation (then id, to be total). */
 export const failoverOrder: Prisma.ProviderConfigOrderByWithRelationInput[] = [{ priority: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }];
 
 /** The envelope is bound to its row: copied into another row, it does not open. */

@@ -11,7 +11,7 @@ import type { PushProvider } from './types';
 /** Credentials in their canonical, validated shape: field name → value. */
 export type ProviderCredentials = Record<string, string>;
 
-/** One credential field, as described to API users (CONTRACT §9). */
+/** One credential field, as described to API users. */
 export interface CredentialField {
   name: string;
   type: 'string';

@@ -23,8 +23,8 @@ export const PROJECT_NOT_FOUND = 'Project not found';
 
 /**
  * The tenancy boundary. A project the caller does not belong to does not exist for them (404); a
- * member whose role may not act gets 403 (or the route's own denial, e.g. the seed's 401 for
- * removing members).
+ * member whose role may not act gets 403 (or the route's own denial: removing a member answers 401, see
+ * docs/api.md#roles-and-permissions).
  */
 export class ProjectGate {
   constructor(private readonly db: Db) {}

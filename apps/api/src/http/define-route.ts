@@ -25,8 +25,8 @@ type Parsed<S> = S extends AnySchema ? z.infer<S> : undefined;
 export interface ProjectSpec {
   /**
    * Where a JWT caller names the project (`projectId` there); an API key always acts on its own.
-   * `bodyOrQuery`: the body's, else the query's (the seed puts the preview's in the body, the
-   * contract every key-or-JWT route's in the query).
+   * `bodyOrQuery`: the body's, else the query's (the preview names it in its body, every other
+   * key-or-JWT route in the query: docs/api.md#key-or-jwt-endpoints).
    */
   from: 'query' | 'body' | 'params' | 'bodyOrQuery';
   need?: ProjectNeed;

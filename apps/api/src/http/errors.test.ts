@@ -4,7 +4,7 @@ import pino from 'pino';
 import { expectError, PASSWORD, startApi, uniqueEmail, type Harness } from '../../../../test/harness';
 import { errorHandler, notFoundHandler } from './errors';
 
-/** The one error path (CONTRACT §1): every status leaves with `{ statusCode, message, error }`. */
+/** The one error path (docs/api.md#errors): every status leaves with `{ statusCode, message, error }`. */
 let h: Harness;
 beforeAll(async () => {
   h = await startApi();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** `page` from 1, `limit` 1..100 (default 50); anything else is a 400 (CONTRACT §1). */
+/** `page` from 1, `limit` 1..100 (default 50); anything else is a 400 (docs/api.md#pagination). */
 export const paginationQuery = {
   page: z.coerce.number({ error: 'page must be an integer' }).int('page must be an integer').min(1, 'page must be at least 1').default(1),
   limit: z.coerce

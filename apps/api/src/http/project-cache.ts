@@ -45,7 +45,7 @@ export class ProjectSnapshot {
  * config and providers. Every request reads the project's version from Redis (one GET, pipelined with
  * the other commands of concurrent requests) and uses the cached snapshot only when it was loaded at
  * that very version, so a change made through any instance — a disabled key, an edited template — is
- * seen by every instance at the very next request (CONTRACT §4). Routes that write project state
+ * seen by every instance at the very next request (docs/api.md#api-keys). Routes that write project state
  * replace the version before they answer (`invalidate`, called by the route runtime).
  *
  * While Redis cannot be read, every request reads Postgres. If Redis loses the version key, the

@@ -2,7 +2,7 @@ import { expectError, httpRequest, PASSWORD, startApi, unique, uniqueEmail, type
 import { spawnApi } from '../../../../test/pipeline';
 import { createApiKey, tenant } from '../../../../test/fixtures';
 
-/** CONTRACT §10 with its default limits, on an API with its own Redis key prefix. */
+/** The rate limits of docs/api.md#rate-limits, at their defaults, on an API with its own Redis key prefix. */
 let h: Harness;
 beforeAll(async () => {
   h = await startApi({

@@ -37,7 +37,7 @@ export interface LimiterOptions {
 }
 
 /**
- * Fixed-window limits shared by every API instance through Redis (CONTRACT §10). A 429 leaves through
+ * Fixed-window limits shared by every API instance through Redis (docs/api.md#rate-limits). A 429 leaves through
  * the error middleware with the contract's body, `Retry-After` and the IETF `RateLimit` headers.
  */
 export function createLimiterFactory(redis: Redis, prefix: string) {

@@ -15,7 +15,7 @@ export interface Mailer {
 
 /**
  * SMTP through nodemailer when SMTP_URL is set; otherwise every message is written to the log
- * (CONTRACT §5), which is how a local setup reads its invite and reset links.
+ * (docs/api.md#projects-team-and-invites), which is how a local setup reads its invite and reset links.
  */
 export function createMailer(options: { smtpUrl?: string; from: string; logger: Logger }): Mailer {
   if (!options.smtpUrl) {

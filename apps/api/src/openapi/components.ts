@@ -16,7 +16,7 @@ import {
   variablesResponse,
 } from '../modules/templates/templates.schema';
 
-/** CONTRACT §1: the body of every error, whatever the status (built by `errorBody` in @herald/core). */
+/** docs/api.md#errors: the body of every error, whatever the status (built by `errorBody` in @herald/core). */
 export const errorResponse = z.object({
   statusCode: z.number().int().min(400).max(599),
   message: z.string(),
@@ -46,7 +46,7 @@ function name(schema: z.ZodType, id: string, description?: string) {
   z.globalRegistry.add(schema, { ...z.globalRegistry.get(schema), id, ...(description ? { description } : {}) });
 }
 
-name(errorResponse, 'Error', 'The body of every error response (CONTRACT §1).');
+name(errorResponse, 'Error', 'The body of every error response.');
 // Each module keeps its own `{ message }` schema; they are one component.
 for (const m of [authMessage, projectMessage, apiKeyMessage, pushConfigMessage, templateMessage, deviceMessage]) name(m, 'Message');
 name(userResponse, 'User');

@@ -53,7 +53,8 @@ token, such operations need the \`projectId\` query parameter (400 without it).
 send-bulk 10/min; sign-in and password-reset requests 10/min per IP and e-mail, sign-ups 30/min per IP (defaults).
 A 429 carries \`Retry-After\` and the IETF \`RateLimit\` / \`RateLimit-Policy\` headers.
 
-Guides: \`docs/quick-start.md\` (a curl walkthrough) and \`docs/delivery.md\` (delivery semantics) in the repository.`;
+In the repository: \`docs/api.md\` (every rule of the API), \`docs/quick-start.md\` (a curl walkthrough) and
+\`docs/delivery.md\` (delivery semantics).`;
 
 const STATUS_TEXT: Record<number, { name: string; description: string }> = {
   400: { name: 'BadRequest', description: 'Invalid input: `message` names the first problem, `details` lists every one' },

@@ -3,7 +3,7 @@ import { defineRoute, type RouteDefinition } from '../../http/define-route';
 import { ApiKeysService } from './api-keys.service';
 import { apiKeyResponse, createdKeyResponse, createKeyBody, keyParams, messageResponse, projectParams, updateKeyBody } from './api-keys.schema';
 
-/** CONTRACT §4. Every key operation, listing included, is for project_admin members (§3 lists no read of keys for other members). */
+/** Every key operation, listing included, is for project_admin members (docs/api.md#api-keys). */
 export function apiKeyRoutes(c: ApiContainer): RouteDefinition[] {
   const keys = new ApiKeysService(c.db);
   const tags = ['API keys'];

@@ -10,7 +10,7 @@ export const keyParams = z.object({ projectId: uuid('projectId'), keyId: uuid('k
 export const createKeyBody = z.object({ name: keyName });
 
 /**
- * At least one field: unknown fields are ignored (CONTRACT §1), so a typo such as `{ "enable": false }`
+ * At least one field: unknown fields are ignored (docs/api.md#conventions), so a typo such as `{ "enable": false }`
  * would otherwise answer 200 and leave a key enabled that its owner believes disabled.
  */
 export const updateKeyBody = z

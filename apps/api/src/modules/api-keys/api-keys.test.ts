@@ -17,7 +17,7 @@ async function adminWithProject() {
   return { admin, project, base: `/projects/${project.id}/api-keys` };
 }
 
-describe('API key CRUD (CONTRACT §4)', () => {
+describe('API key CRUD', () => {
   it('creates a key shown once, stored hashed, listed without any secret', async () => {
     const { admin, project, base } = await adminWithProject();
     const res = await h.post(base, { token: admin.accessToken, body: { name: ' Production ' } });

@@ -7,7 +7,7 @@ export const emailSchema = z
   .max(254, 'email is too long')
   .pipe(z.email({ error: 'email must be a valid e-mail address' }));
 
-/** At least 8 characters (CONTRACT §2); the upper bound only keeps hashing cheap (see `bcryptInput`). */
+/** At least 8 characters (docs/api.md#access-tokens); the upper bound only keeps hashing cheap (see `bcryptInput`). */
 export const passwordSchema = z
   .string({ error: 'password must be a string' })
   .min(8, 'Password must be at least 8 characters')

@@ -76,7 +76,7 @@ describe('signin', () => {
   });
 });
 
-describe('bearer token errors (CONTRACT §2)', () => {
+describe('bearer token errors', () => {
   it('missing or malformed header → Missing or invalid authorization header', async () => {
     for (const headers of [{} as Record<string, string>, { authorization: 'Token abc' }, { authorization: 'Bearer' }, { authorization: 'Basic dXNlcjpwYXNz' }]) {
       const res = await h.get('/auth/me', { headers });

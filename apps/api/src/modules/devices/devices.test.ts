@@ -81,7 +81,7 @@ describe('register-device', () => {
     expectError(await register(device(), { token: t.owner.accessToken, projectId: 'not-a-uuid' }), 400);
   });
 
-  it('refuses unknown and disabled keys with the seed messages', async () => {
+  it('refuses unknown and disabled keys with their documented messages', async () => {
     expect((await register(device(), { apiKey: 'hk_nope' })).body).toEqual({ statusCode: 401, message: 'Invalid API key', error: 'Unauthorized' });
     const disabled = await createApiKey(h, t.project.id, false);
     expect((await register(device(), { apiKey: disabled.key })).body).toEqual({ statusCode: 401, message: 'API key is disabled', error: 'Unauthorized' });

@@ -17,7 +17,7 @@ export const projectParams = z.object({ projectId: uuid('projectId') });
 /**
  * Names and the password rules of signup apply only when the invite creates an account; for an
  * existing account the password is checked against it and the names are ignored, whatever they hold
- * (CONTRACT §5). So they are checked by the service, once it knows which case it is.
+ * (docs/api.md#projects-team-and-invites). So they are checked by the service, once it knows which case it is.
  */
 const acceptedName = (field: string) =>
   z.unknown().optional().meta({ type: 'string', description: `${field}: required for a new account (1–100 characters); ignored for an existing one` });

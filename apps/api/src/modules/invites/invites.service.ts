@@ -150,7 +150,7 @@ export class InvitesService {
 
         let user = existing ?? (await tx.user.create({ data: { email: invite.email, role: invite.role, ...account! } }));
         const role = await this.join(tx, invite.projectId, user.id, invite.role);
-        // CONTRACT §3: holding project_admin in any project makes the account a project_admin.
+        // Holding project_admin in any project makes the account a project_admin.
         if (role === 'project_admin' && user.role !== 'project_admin') {
           user = await tx.user.update({ where: { id: user.id }, data: { role: 'project_admin' } });
         }

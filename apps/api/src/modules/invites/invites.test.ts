@@ -153,7 +153,7 @@ describe('accept with an existing account', () => {
     expect(res.body.user).toMatchObject({ id: existing.id, firstName: 'Old', lastName: 'Name' });
   });
 
-  it('an account that is team_member everywhere becomes project_admin once invited as project_admin (CONTRACT §3)', async () => {
+  it('an account that is team_member everywhere becomes project_admin once invited as project_admin', async () => {
     const first = await adminWithProject();
     const email = uniqueEmail('promoted');
     const { token } = await invite(first.admin, first.project.id, email);

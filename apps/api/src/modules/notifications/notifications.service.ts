@@ -184,7 +184,7 @@ export class NotificationService {
     return undefined;
   }
 
-  /** CONTRACT §8: each a clear 4xx, and nothing queued. Read from the project's snapshot. */
+  /** The checks before queuing (docs/api.md#sending): each a clear 4xx, and nothing queued. Read from the project's snapshot. */
   private async precheck(snapshot: ProjectSnapshot, projectId: string, templateId: string, variables: Record<string, unknown>) {
     const [template, { config, providers }] = await Promise.all([
       snapshot.load(`template:${templateId}`, async () => {

@@ -4,7 +4,7 @@ import { defineRoute, type RouteDefinition } from '../../http/define-route';
 import { ProjectsService } from './projects.service';
 import { createProjectBody, memberParams, messageResponse, projectListResponse, projectParams, projectResponse, teamResponse } from './projects.schema';
 
-/** The seed's exact message for a member removal by someone without the right (CONTRACT §3). */
+/** A member removal by someone without the right is a 401 with this message (docs/api.md#roles-and-permissions). */
 export const REMOVE_MEMBER_DENIAL = { status: 401, message: 'unauthorized (no permission to remove members)' };
 
 export function projectRoutes(c: ApiContainer): RouteDefinition[] {

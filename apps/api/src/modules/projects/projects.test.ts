@@ -168,7 +168,7 @@ describe('team', () => {
     expect((await h.get('/projects', { token: member.accessToken })).body).toEqual([]);
   });
 
-  it('a team_member gets the seed 401 "unauthorized (no permission to remove members)"', async () => {
+  it('a team_member gets the documented 401 "unauthorized (no permission to remove members)"', async () => {
     const owner = await h.user();
     const member = await h.user();
     const other = await h.user();

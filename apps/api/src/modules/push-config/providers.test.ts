@@ -7,7 +7,7 @@ import { fcmConfig, keyMaterial, providerBody, rsaKey, serviceAccountFile } from
 import { PushConfigService } from './push-config.service';
 
 /**
- * Provider configs (CONTRACT §9). The last test scans every response and log line of this file for
+ * Provider configs (docs/api.md#push-config-and-providers). The last test scans every response and log line of this file for
  * key material, so every test here — error paths included — sends real private keys.
  */
 

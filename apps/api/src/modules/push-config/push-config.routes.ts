@@ -21,7 +21,7 @@ import {
 } from './push-config.schema';
 import { PROVIDER_NOT_FOUND, PushConfigService } from './push-config.service';
 
-/** Push config and provider configuration (CONTRACT §9). JWT only; writes need project_admin (§3). */
+/** Push config and provider configuration (docs/api.md#push-config-and-providers). JWT only; writes need project_admin. */
 export function pushConfigRoutes(c: ApiContainer): RouteDefinition[] {
   const service = new PushConfigService(c.db, c.config.encryption);
   const tags = ['Push config'];

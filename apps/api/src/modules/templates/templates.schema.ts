@@ -26,7 +26,7 @@ export const templateName = z
 export const templateTitle = text('title', TITLE_MAX);
 export const templateBody = text('body', BODY_MAX);
 
-/** Key → any JSON value; non-string values are JSON-encoded when sent (CONTRACT §8). */
+/** Key → any JSON value; non-string values are JSON-encoded when sent (docs/delivery.md). */
 export const templateData = z
   .record(z.string().min(1, 'data keys must not be empty').max(256, 'data keys must be at most 256 characters'), z.json(), {
     error: 'data must be an object of keys to values',
@@ -49,7 +49,7 @@ export const createTemplateBody = z.object({
 });
 
 export const updateTemplateBody = z.object({
-  /** Only accepted when it names the template's own project (the seed: "cannot be updated"). */
+  /** Only accepted when it names the template's own project (`projectId cannot be updated` otherwise). */
   projectId: z.unknown().optional(),
   name: templateName.optional(),
   title: templateTitle.optional(),
@@ -64,7 +64,7 @@ const intParam = (field: string, min: number, max?: number) => {
   return n;
 };
 
-/** CONTRACT §1: page from 1, limit default 50, at most 100. */
+/** docs/api.md#pagination: page from 1, limit default 50, at most 100. */
 export const paginationQuery = z.object({
   page: intParam('page', 1).default(1),
   limit: intParam('limit', 1, 100).default(50),

@@ -308,7 +308,7 @@ describe('POST /push-templates/preview', () => {
     expect(res.body).toEqual({ title: 'Hello ', body: 'static', data: {}, missingVariables: ['name'] });
   });
 
-  it('takes projectId from the query too (CONTRACT §2), the body\'s first; a key naming another project is a 403', async () => {
+  it('takes projectId from the query too, the body\'s first; a key naming another project is a 403', async () => {
     const t = await tenant(h);
     const other = await tenant(h);
     const tpl = await createTemplate(t, { title: 'Hello {{name}}', body: 'static' });

@@ -9,7 +9,7 @@ export const FILE_FIELD = 'file';
 const upload = multer({
   storage: multer.memoryStorage(),
   limits: { fileSize: IMPORT_MAX_BYTES, files: 1, fields: 20, parts: 25, fieldSize: 64 * 1024 },
-  // Refused before a byte of the file is buffered (CONTRACT §6).
+  // Refused before a byte of the file is buffered (a 415 without reading the upload).
   fileFilter: (_req, file, cb) => {
     const type = file.mimetype.split(';')[0].trim().toLowerCase();
     if (type !== 'application/json') return cb(new AppError(415, `The import file must have the MIME type application/json (got ${type || 'none'})`));
