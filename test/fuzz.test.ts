@@ -745,3 +745,49 @@ describe('inputs Postgres or the stack cannot take are 400s', () => {
     expect(res.body.message).toBe('Invalid request body: variables: variables must be at most 65536 bytes as JSON');
   });
 });
+
+describe('templates and variables that would freeze or break a render', () => {
+  /** Template pieces an attacker combines: loops over the root list, sections, lookups, values. */
+  const block = (name: string, inner: string) => `{{#${name}}}${inner}{{/${name.split(' ')[0]}}}`;
+  const template: fc.Arbitrary<string> = fc.letrec<{ t: string }>((tie) => ({
+    t: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.constantFrom('x', '{{a}}', '{{@root.a}}', '{{this}}', '{{a.toString}}', '{{constructor}}', '{{lookup a 0}}', '{{a.[0]}}', '{{@index}}'),
+      fc.tuple(fc.constantFrom('each a', 'each @root.a', 'each this', 'with a', 'if a', 'unless a', 'a', 'each @root.b'), tie('t')).map(([name, inner]) => block(name, inner)),
+      fc.tuple(tie('t'), tie('t')).map(([x, y]) => x + y),
+    ),
+  })).t;
+  /** Deeply nested loops, the shape that multiplies work: `{{#each a}}` × depth. */
+  const nestedLoops = fc.integer({ min: 1, max: 60 }).map((depth) => '{{#each @root.a}}'.repeat(depth) + '{{@root.b}}' + '{{/each}}'.repeat(depth));
+  const poison = fc.constantFrom<unknown>({ toString: 'x' }, { toString: 1, valueOf: 'y' }, { valueOf: {} , toString: null }, { toString: { toString: 'x' } }, [{ toString: 'x' }], { a: { toString: 'x' } });
+  const value: fc.Arbitrary<unknown> = fc.oneof(
+    poison,
+    fc.integer({ min: 0, max: 400 }).map((n) => new Array(n).fill(0)),
+    fc.integer({ min: 0, max: 50 }).map((n) => Array.from({ length: n }, () => ({ toString: 'x', a: [1, 2] }))),
+    fc.string({ maxLength: 200 }),
+    fc.integer(),
+    fc.constant(null),
+  );
+  const variables = fc.record({ a: value, b: value }, { requiredKeys: [] });
+
+  it('saving, previewing and sending any of them answers 2xx or a 400 in Herald’s words, never 500', async () => {
+    const w = await makeWorld();
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(template, nestedLoops), variables, async (body, vars) => {
+        const saved = await h.post('/push-templates', { token: w.owner.accessToken, body: { projectId: w.projectId, name: unique('fz'), title: 't', body: body.slice(0, 4000) } });
+        const answers = [saved];
+        if (saved.status === 201) {
+          answers.push(await h.post('/push-templates/preview', { apiKey: w.apiKey, body: { templateId: saved.body.id, variables: vars } }));
+          answers.push(await h.post('/push/send', { apiKey: w.apiKey, body: { userId: w.customerId, templateId: saved.body.id, variables: vars } }));
+        }
+        for (const res of answers) {
+          const problem = violation({ status: res.status, text: res.text, contentType: res.headers.get('content-type') ?? '' });
+          if (problem) throw new Error(problem);
+          expect([200, 201, 202, 400]).toContain(res.status);
+          expect(res.text).not.toMatch(/Cannot read properties|Maximum call stack|is not a function|Cannot convert object to primitive/);
+        }
+      }),
+      { numRuns: RUNS * 2, seed: SEED },
+    );
+  });
+});

@@ -1,4 +1,13 @@
-import { compileTemplate, createTemplateCompiler, LruCache, TemplateSyntaxError, templateVariables, validateTemplate } from './template';
+import {
+  compileTemplate,
+  createTemplateCompiler,
+  RENDER_MAX_ITERATIONS,
+  TEMPLATE_MAX_DEPTH,
+  TemplateRenderError,
+  TemplateSyntaxError,
+  templateVariables,
+  validateTemplate,
+} from './template';
 
 const render = (title: string, vars: Record<string, unknown> = {}, body = '') => compileTemplate({ title, body }).render(vars);
 const syntaxError = (title: string, body = '') => {
@@ -189,12 +198,69 @@ describe('compiled template cache', () => {
     expect(compiler.compile({ id: '1', updatedAt: at, title: '1', body: '' })).toBe(one);
   });
 
-  it('LruCache keeps at most max entries', () => {
-    const lru = new LruCache<string, number>(2);
-    lru.set('a', 1);
-    lru.set('b', 2);
-    lru.get('a');
-    lru.set('c', 3);
-    expect([lru.get('a'), lru.get('b'), lru.get('c'), lru.size]).toEqual([1, undefined, 3, 2]);
+  it('is bounded by memory as well as by entries: a few large templates evict the rest', () => {
+    const compiler = createTemplateCompiler({ cacheSize: 1000, maxBytes: 500_000 });
+    const at = new Date();
+    for (let i = 0; i < 100; i++) compiler.compile({ id: `t${i}`, updatedAt: at, title: `${i} {{x}}`, body: 'y'.repeat(4000) });
+    // 100 templates of ~80 KB each by the cache's estimate: only a handful stay.
+    expect(compiler.cache.size).toBeLessThanOrEqual(6);
+    expect(compiler.cache.calculatedSize).toBeLessThanOrEqual(500_000);
+  });
+});
+
+describe('render budget (a template or variables that would freeze the process)', () => {
+  const quartic = '{{#each a}}{{#each @root.a}}{{#each @root.a}}{{#each @root.a}}{{/each}}{{/each}}{{/each}}{{/each}}';
+
+  it('stops nested loops over the variables once they exceed the iteration budget', () => {
+    const template = compileTemplate({ title: 't', body: quartic });
+    // 110⁴ = 146 million iterations unbounded; the budget stops it after RENDER_MAX_ITERATIONS.
+    const err = (() => {
+      try {
+        template.render({ a: new Array(110).fill(0) });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(TemplateRenderError);
+    expect((err as Error).message).toMatch(`more than ${RENDER_MAX_ITERATIONS} iterations`);
+    // The same template with a small list renders normally, and the budget is per render.
+    expect(template.render({ a: [1, 2, 3] }).body).toBe('');
+    expect(compileTemplate({ title: '{{#each a}}{{this}},{{/each}}', body: '{{#a}}[{{.}}]{{/a}}' }).render({ a: [1, 2] })).toMatchObject({ title: '1,2,', body: '[1][2]' });
+  });
+
+  it('counts Mustache sections over lists, and the text loops produce', () => {
+    expect(() => compileTemplate({ title: 't', body: '{{#a}}{{#b}}{{#c}}x{{/c}}{{/b}}{{/a}}' }).render({ a: Array(50).fill({ b: Array(50).fill({ c: Array(50).fill(1) }) }) })).toThrow(TemplateRenderError);
+    // Few iterations, but each repeats a 60 KB variable.
+    expect(() => compileTemplate({ title: 't', body: '{{#each a}}{{@root.big}}{{/each}}' }).render({ a: Array(100).fill(1), big: 'x'.repeat(60_000) })).toThrow(/more than \d+ characters/);
+    expect(() => compileTemplate({ title: 't', body: '{{big}}{{big}}' }).render({ big: 'x'.repeat(40_000) })).toThrow(/rendered body is longer than/);
+  });
+
+  it('answers a value that cannot become text in its own words, not the engine\'s', () => {
+    const template = compileTemplate({ title: 'Hi {{a}}', body: 'b' });
+    expect(() => template.render({ a: { toString: 'x' } })).toThrow(TemplateRenderError);
+    expect(() => template.render({ a: { toString: 'x' } })).toThrow('The template cannot be rendered with these variables: a value used in the title cannot be turned into text');
+    expect(template.render({ a: { b: 1 } }).title).toBe('Hi [object Object]');
+  });
+
+  it(`refuses blocks or sub-expressions nested more than ${TEMPLATE_MAX_DEPTH} deep, quickly`, () => {
+    const nested = (depth: number) => '{{#each a}}'.repeat(depth) + 'x' + '{{/each}}'.repeat(depth);
+    expect(() => validateTemplate('t', nested(TEMPLATE_MAX_DEPTH))).not.toThrow();
+    expect(syntaxError('t', nested(TEMPLATE_MAX_DEPTH + 1)).reason).toMatch(`nested more than ${TEMPLATE_MAX_DEPTH} deep`);
+    expect(syntaxError('t', nested(180)).reason).toMatch(`nested more than ${TEMPLATE_MAX_DEPTH} deep`);
+    const sub = (depth: number) => '{{lookup ' + '(lookup '.repeat(depth) + 'a' + ' b)'.repeat(depth) + ' c}}';
+    expect(syntaxError('t', sub(TEMPLATE_MAX_DEPTH + 1)).reason).toMatch('nested more than');
+    expect(() => validateTemplate('t', sub(3))).not.toThrow();
+  });
+
+  it('never answers with engine internals', () => {
+    const reasons = ['{{#each}}{{/each}}', '{{lookup}}', '{{#lookup a b}}x{{/lookup}}', '{{#with}}x{{/with}}', '{{{{raw}}}}x{{{{/raw}}}}', '{{#if a}}'.repeat(600)].map((t) => {
+      try {
+        validateTemplate('t', t);
+        return 'ok';
+      } catch (e) {
+        return (e as Error).message;
+      }
+    });
+    for (const reason of reasons) expect(reason).not.toMatch(/Cannot read properties|Maximum call stack|is not a function|undefined \(reading/);
   });
 });

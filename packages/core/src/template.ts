@@ -1,4 +1,5 @@
 import Handlebars from 'handlebars';
+import { LRUCache } from 'lru-cache';
 
 /**
  * Herald's one template engine: the API uses it to validate templates, list their variables and
@@ -27,10 +28,62 @@ export class TemplateSyntaxError extends Error {
   }
 }
 
+/**
+ * Variables that cannot be rendered within the render budget, or at all (e.g. an object whose
+ * `toString` is not a function). The message is Herald's, never the engine's.
+ */
+export class TemplateRenderError extends Error {
+  override name = 'TemplateRenderError';
+  constructor(readonly reason: string) {
+    super(`The template cannot be rendered with these variables: ${reason}`);
+  }
+}
+
+/**
+ * What one render may cost. Loops are the only way a template multiplies work (there are no
+ * partials, so no recursion): `{{#each a}}{{#each @root.a}}…` nested four deep over 110 items is
+ * 146 million iterations. The budget bounds the iterations of all loops of one render (title and
+ * body together) and the text they produce; FCM refuses a message over 4 KB, so nothing near these
+ * bounds is ever useful.
+ */
+export const RENDER_MAX_ITERATIONS = 10_000;
+/** Characters all loop iterations of one render may produce (an inner loop's text counts again in each enclosing loop). */
+export const RENDER_MAX_LOOP_OUTPUT = 256 * 1024;
+/** Characters of a rendered title or body. */
+export const RENDER_MAX_OUTPUT = 64 * 1024;
+/** Blocks (`{{#each}}`, `{{#if}}`, …) and sub-expressions nested in one another. */
+export const TEMPLATE_MAX_DEPTH = 16;
+
+interface RenderBudget {
+  iterations: number;
+  output: number;
+}
+
+/** The budget of the render in progress; rendering is synchronous, so one at a time per process. */
+let budget: RenderBudget | undefined;
+
+type HelperOptions = Handlebars.HelperOptions;
+
 /** An isolated Handlebars environment: nobody else's helpers or partials, and a `log` that stays silent. */
 const hb = Handlebars.create();
 // `{{log}}` would write template content to the process's console.
 hb.registerHelper('log', () => '');
+// Every loop goes through `each` (a Mustache section over a list too, through blockHelperMissing),
+// so charging each of its iterations to the budget bounds every render.
+const builtinEach = hb.helpers.each as (this: unknown, context: unknown, options: HelperOptions) => string;
+hb.registerHelper('each', function (this: unknown, context: unknown, options: HelperOptions) {
+  const current = budget;
+  if (!current || !options?.fn) return builtinEach.call(this, context, options);
+  const fn = options.fn;
+  const charged = (value: unknown, frame?: unknown) => {
+    if (--current.iterations < 0) throw new TemplateRenderError(`its loops run more than ${RENDER_MAX_ITERATIONS} iterations`);
+    const text = fn(value, frame as never);
+    current.output -= text.length;
+    if (current.output < 0) throw new TemplateRenderError(`its loops produce more than ${RENDER_MAX_LOOP_OUTPUT} characters`);
+    return text;
+  };
+  return builtinEach.call(this, context, { ...options, fn: charged as HelperOptions['fn'] });
+});
 
 const COMPILE_OPTIONS: CompileOptions = { noEscape: true, strict: false, knownHelpersOnly: true };
 /**
@@ -65,6 +118,7 @@ class VariableCollector {
 
   collect(field: TemplateField, program: Program) {
     this.field = field;
+    this.depth = 0;
     this.program(program, [{ base: [], blockParams: new Map() }]);
   }
 
@@ -100,12 +154,24 @@ class VariableCollector {
     for (const statement of program?.body ?? []) this.statement(statement, scopes);
   }
 
+  /** Blocks and sub-expressions currently open around the node being read. */
+  private depth = 0;
+
+  private nested(node: Node, visit: () => void) {
+    if (++this.depth > TEMPLATE_MAX_DEPTH) this.fail(`blocks and sub-expressions are nested more than ${TEMPLATE_MAX_DEPTH} deep`, node);
+    try {
+      visit();
+    } finally {
+      this.depth--;
+    }
+  }
+
   private statement(node: Node, scopes: Scope[]) {
     switch (node.type) {
       case 'MustacheStatement':
         return this.mustache(node as hbs.AST.MustacheStatement, scopes);
       case 'BlockStatement':
-        return this.block(node as hbs.AST.BlockStatement, scopes);
+        return this.nested(node, () => this.block(node as hbs.AST.BlockStatement, scopes));
       case 'PartialStatement':
       case 'PartialBlockStatement':
         return this.fail('partials are not supported', node);
@@ -123,8 +189,10 @@ class VariableCollector {
       if (parts) this.add(parts);
     } else if (node.type === 'SubExpression') {
       const sub = node as hbs.AST.SubExpression;
-      this.helperCall(sub.path, sub, false);
-      this.arguments(sub, scopes);
+      this.nested(sub, () => {
+        this.helperCall(sub.path, sub, false);
+        this.arguments(sub, scopes);
+      });
     }
   }
 
@@ -204,11 +272,25 @@ class VariableCollector {
   }
 }
 
+/**
+ * The engine's own words only where they help the author: its parser's and compiler's messages
+ * (Handlebars' Exception, e.g. "Parse error on line 1: …", "if doesn't match each"). Anything else
+ * it throws is an engine internal ("Cannot read properties of undefined", "Maximum call stack size
+ * exceeded") and is answered in Herald's words.
+ */
+function engineReason(err: unknown): string {
+  if (err instanceof Handlebars.Exception) return (err as Error).message;
+  // The parser's errors are plain Errors.
+  if (err instanceof Error && /^(Parse|Lexical) error on line \d+/.test(err.message)) return err.message;
+  if (err instanceof RangeError) return 'the template is nested too deeply';
+  return 'the template uses Handlebars in a way Herald does not support';
+}
+
 function parse(field: TemplateField, source: string): Program {
   try {
     return hb.parse(source);
   } catch (err) {
-    throw new TemplateSyntaxError(field, (err as Error).message);
+    throw new TemplateSyntaxError(field, engineReason(err));
   }
 }
 
@@ -282,46 +364,40 @@ function build(source: TemplateSource): CompiledTemplate {
       // not a failure at send time.
       template({}, RUNTIME_OPTIONS);
     } catch (err) {
-      throw new TemplateSyntaxError(field, (err as Error).message);
+      throw new TemplateSyntaxError(field, engineReason(err));
     }
     return template;
   };
   const title = compile('title', source.title);
   const body = compile('body', source.body);
+  const renderField = (field: TemplateField, template: Handlebars.TemplateDelegate, vars: TemplateVariables) => {
+    let text: string;
+    try {
+      text = template(vars, RUNTIME_OPTIONS);
+    } catch (err) {
+      if (err instanceof TemplateRenderError) throw err;
+      // e.g. `{"a": {"toString": "x"}}` rendered as `{{a}}`: a value that cannot become text.
+      if (err instanceof RangeError) throw new TemplateRenderError(`the ${field} nests too deeply`);
+      throw new TemplateRenderError(`a value used in the ${field} cannot be turned into text`);
+    }
+    if (text.length > RENDER_MAX_OUTPUT) throw new TemplateRenderError(`the rendered ${field} is longer than ${RENDER_MAX_OUTPUT} characters`);
+    return text;
+  };
   return {
     variables,
     render(vars = {}) {
-      return { title: title(vars, RUNTIME_OPTIONS), body: body(vars, RUNTIME_OPTIONS), data: { ...data } };
+      const outer = budget;
+      budget = { iterations: RENDER_MAX_ITERATIONS, output: RENDER_MAX_LOOP_OUTPUT };
+      try {
+        return { title: renderField('title', title, vars), body: renderField('body', body, vars), data: { ...data } };
+      } finally {
+        budget = outer;
+      }
     },
     missing(vars = {}) {
       return variables.filter((_, i) => lookup(vars, paths[i]) == null);
     },
   };
-}
-
-/** A Map kept to its most recently used `max` entries. */
-export class LruCache<K, V> {
-  private readonly entries = new Map<K, V>();
-  constructor(readonly max: number) {}
-
-  get(key: K): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
-  }
-
-  set(key: K, value: V) {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as K);
-  }
-
-  get size() {
-    return this.entries.size;
-  }
 }
 
 /** A cached compilation, with the source it was built from. */
@@ -333,11 +409,22 @@ export interface CachedTemplate {
 }
 
 /**
- * A compiler with its own cache of compiled templates, keyed by template id and `updatedAt`, so a
- * worker does not re-parse a template for every message and never renders a stale version.
+ * What a compiled template is taken to weigh in memory: its source, and the compiled code and AST
+ * Handlebars keeps for it, which measure at roughly 20 times the source's length.
  */
-export function createTemplateCompiler(options: { cacheSize?: number } = {}) {
-  const cache = new LruCache<string, CachedTemplate>(options.cacheSize ?? 1000);
+const cachedSize = (entry: CachedTemplate) => 1024 + 20 * (entry.title.length + entry.body.length) + entry.data.length;
+
+/**
+ * A compiler with its own cache of compiled templates, keyed by template id and `updatedAt`, so a
+ * worker does not re-parse a template for every message and never renders a stale version. The
+ * cache is bounded by entries and by memory (`maxBytes`, by `cachedSize`'s estimate).
+ */
+export function createTemplateCompiler(options: { cacheSize?: number; maxBytes?: number } = {}) {
+  const cache = new LRUCache<string, CachedTemplate>({
+    max: options.cacheSize ?? 1000,
+    maxSize: options.maxBytes ?? 32 * 1024 * 1024,
+    sizeCalculation: cachedSize,
+  });
   return {
     cache,
     compile(source: TemplateSource): CompiledTemplate {
@@ -365,6 +452,9 @@ export function compileTemplate(source: TemplateSource): CompiledTemplate {
 export function validateTemplate(title: string, body: string): void {
   build({ title, body });
 }
+
+/** Whether an error is one the template or its variables caused (the caller's to fix, a 400), not Herald's. */
+export const isTemplateError = (err: unknown): err is TemplateSyntaxError | TemplateRenderError => err instanceof TemplateSyntaxError || err instanceof TemplateRenderError;
 
 type CompileOptions = NonNullable<Parameters<typeof Handlebars.compile>[1]>;
 type RuntimeOptions = Handlebars.RuntimeOptions;

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import DataLoader from 'dataloader';
-import { AppError, compileTemplate, deliverJob, deliverJobId } from '@herald/core';
+import { AppError, deliverJob, deliverJobId } from '@herald/core';
 import { isForeignKeyViolation, sqlPool, sqlState, type Db, type Notification, type SqlPool } from '@herald/db';
 import { PROJECT_NOT_FOUND } from '../../http/access';
 import { page } from '../../http/pagination';
 import type { ProjectSnapshot } from '../../http/project-cache';
+import { renderWithin } from '../templates/templates.service';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 
@@ -203,7 +204,9 @@ export class NotificationService {
     if (config === null) throw AppError.conflict(NOT_CONFIGURED);
     if (!config) throw AppError.conflict(DISABLED);
     if (!providers) throw AppError.conflict(NO_PROVIDER);
-    const missing = compileTemplate(template).missing(variables);
+    // A trial render, within the budget the worker renders with: variables that cannot be rendered
+    // are refused here rather than queued to fail (or block a worker) later.
+    const missing = renderWithin(template, variables).template.missing(variables);
     if (missing.length) {
       throw AppError.badRequest(
         `Missing template variables: ${missing.join(', ')}`,

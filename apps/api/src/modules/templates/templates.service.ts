@@ -1,4 +1,4 @@
-import { AppError, compileTemplate, TemplateSyntaxError, validateTemplate, type TemplateVariables } from '@herald/core';
+import { AppError, compileTemplate, TemplateRenderError, TemplateSyntaxError, validateTemplate, type CompiledTemplate, type TemplateSource, type TemplateVariables } from '@herald/core';
 import { isPrismaError, isUniqueViolation, Prisma, type Db, type PushTemplate } from '@herald/db';
 import { validationError } from '../../http/define-route';
 import { importFile, type ImportMode, type Pagination } from './templates.schema';
@@ -39,6 +39,28 @@ function assertRenderable(title: string, body: string, where: { prefix: string; 
     if (!(err instanceof TemplateSyntaxError)) throw err;
     const path = where.path(err.field);
     throw AppError.badRequest(`${where.prefix}${path}: ${err.reason}`, [{ path, message: err.reason }]);
+  }
+}
+
+/**
+ * A stored template compiled and rendered with the given variables, within the render budget. A
+ * template saved before today's limits that no longer compiles, or variables that cannot be
+ * rendered (too much work, too much text, a value that is no text), are the caller's 400 — the same
+ * answer at preview and at send, so that nothing is queued that the worker cannot render.
+ */
+export function renderWithin(source: TemplateSource, variables: TemplateVariables) {
+  let template: CompiledTemplate;
+  try {
+    template = compileTemplate(source);
+  } catch (err) {
+    if (!(err instanceof TemplateSyntaxError)) throw err;
+    throw AppError.badRequest(`The template cannot be rendered: ${err.reason}`, [{ path: err.field, message: err.reason }]);
+  }
+  try {
+    return { template, rendered: template.render(variables) };
+  } catch (err) {
+    if (!(err instanceof TemplateRenderError)) throw err;
+    throw AppError.badRequest(err.message, [{ path: 'variables', message: err.reason }]);
   }
 }
 
@@ -113,13 +135,18 @@ export class TemplateService {
 
   async variables(projectId: string, id: string) {
     const row = await this.find(projectId, id);
-    return { variables: compileTemplate(row).variables };
+    try {
+      return { variables: compileTemplate(row).variables };
+    } catch (err) {
+      if (!(err instanceof TemplateSyntaxError)) throw err;
+      throw AppError.badRequest(`The template cannot be read: ${err.reason}`, [{ path: err.field, message: err.reason }]);
+    }
   }
 
   async preview(projectId: string, id: string, variables: TemplateVariables) {
     const row = await this.find(projectId, id);
-    const template = compileTemplate(row);
-    return { ...template.render(variables), missingVariables: template.missing(variables) };
+    const { template, rendered } = renderWithin(row, variables);
+    return { ...rendered, missingVariables: template.missing(variables) };
   }
 
   async export(project: { id: string; name: string }) {

@@ -1,0 +1,132 @@
+import { RENDER_MAX_ITERATIONS, TEMPLATE_MAX_DEPTH } from '@herald/core';
+import { tenant, type Tenant } from '../../../../../test/fixtures';
+import { expectError, startApi, unique, type ApiResponse, type Harness } from '../../../../../test/harness';
+
+/**
+ * Hardening: templates and variables that would make one request freeze the process (a render whose
+ * work grows as n⁴, an import of deeply nested templates) or answer 500 (a value that cannot become
+ * text). Each is a quick 400 at preview, save, import and send, and nothing is queued.
+ */
+
+let h: Harness;
+let t: Tenant;
+const QUARTIC = '{{#each a}}{{#each @root.a}}{{#each @root.a}}{{#each @root.a}}{{/each}}{{/each}}{{/each}}{{/each}}';
+/** Unbounded, 110⁴ = 146 million iterations: seconds of a blocked event loop per request. */
+const ZEROS = new Array(110).fill(0);
+const POISON = { a: { toString: 'x' } };
+const ENGINE_INTERNALS = /Cannot read properties|Maximum call stack|is not a function|Cannot convert object to primitive/;
+let quartic: string;
+let greeting: string;
+let repeater: string;
+
+const nested = (depth: number) => '{{#each a}}'.repeat(depth) + 'x' + '{{/each}}'.repeat(depth);
+
+beforeAll(async () => {
+  h = await startApi();
+  t = await tenant(h);
+  await h.db.pushConfig.create({ data: { projectId: t.project.id, enabled: true } });
+  await h.db.providerConfig.create({ data: { projectId: t.project.id, provider: 'fcm', name: 'fcm', priority: 1, config: {}, secrets: 'sealed', keyId: 'k' } });
+  const create = (title: string, body: string) => h.post('/push-templates', { token: t.owner.accessToken, body: { projectId: t.project.id, name: unique('tpl'), title, body } });
+  quartic = (await create('Loops', QUARTIC)).body.id;
+  greeting = (await create('Hi {{a}}', 'Body')).body.id;
+  repeater = (await create('t', '{{#each a}}{{@root.big}}{{/each}}')).body.id;
+});
+afterAll(() => h.close());
+
+const notifications = () => h.db.notification.count({ where: { projectId: t.project.id } });
+
+function expectHeraldWords(res: ApiResponse) {
+  expect(res.text).not.toMatch(ENGINE_INTERNALS);
+}
+
+describe('a render that would multiply work', () => {
+  it('preview answers 400 at once, and /health is answered while such previews are in flight', async () => {
+    const attacks = Array.from({ length: 4 }, () => h.post('/push-templates/preview', { apiKey: t.apiKey.key, body: { templateId: quartic, variables: { a: ZEROS } } }));
+    const health = h.get('/health');
+    const results = await Promise.all(attacks);
+    for (const res of results) expectError(res, 400, `The template cannot be rendered with these variables: its loops run more than ${RENDER_MAX_ITERATIONS} iterations`);
+    expect((await health).status).toBe(200);
+    // With a list of a normal size the same template previews as before.
+    const fine = await h.post('/push-templates/preview', { apiKey: t.apiKey.key, body: { templateId: quartic, variables: { a: [1, 2, 3] } } });
+    expect(fine.status).toBe(200);
+  });
+
+  it('send refuses it with 400 before queuing (a trial render within the budget); nothing is queued', async () => {
+    const before = await notifications();
+    const single = await h.post('/push/send', { apiKey: t.apiKey.key, body: { userId: 'u1', templateId: quartic, variables: { a: ZEROS } } });
+    expectError(single, 400, /its loops run more than/);
+    const bulk = await h.post('/push/send-bulk', { apiKey: t.apiKey.key, body: { userIds: ['u1', 'u2'], templateId: quartic, variables: { a: ZEROS } } });
+    expectError(bulk, 400, /its loops run more than/);
+    expect(await notifications()).toBe(before);
+  });
+
+  it('text repeated by a loop past the output budget is refused the same way', async () => {
+    // 100 × 60 KB = 6 MB of text from 61 KB of variables.
+    const res = await h.post('/push-templates/preview', { apiKey: t.apiKey.key, body: { templateId: repeater, variables: { a: Array(100).fill(1), big: 'x'.repeat(60_000) } } });
+    expectError(res, 400, /its loops produce more than \d+ characters/);
+  });
+});
+
+describe('a poison value (an object whose toString is not a function)', () => {
+  it('preview answers 400, not 500, in Herald’s words', async () => {
+    const res = await h.post('/push-templates/preview', { apiKey: t.apiKey.key, body: { templateId: greeting, variables: POISON } });
+    expectError(res, 400, 'The template cannot be rendered with these variables: a value used in the title cannot be turned into text');
+    expect(res.body.details).toEqual([{ path: 'variables', message: 'a value used in the title cannot be turned into text' }]);
+    expectHeraldWords(res);
+  });
+
+  it('send answers 400 and queues nothing', async () => {
+    const before = await notifications();
+    const res = await h.post('/push/send', { apiKey: t.apiKey.key, body: { userId: 'u1', templateId: greeting, variables: POISON } });
+    expectError(res, 400, /a value used in the title cannot be turned into text/);
+    expect(await notifications()).toBe(before);
+    // The same template with a plain value is accepted.
+    expect((await h.post('/push/send', { apiKey: t.apiKey.key, body: { userId: 'u1', templateId: greeting, variables: { a: 'Ada' } } })).status).toBe(202);
+  });
+});
+
+describe('nesting, limited when a template is saved', () => {
+  it(`create and update refuse blocks nested more than ${TEMPLATE_MAX_DEPTH} deep`, async () => {
+    const tooDeep = await h.post('/push-templates', { token: t.owner.accessToken, body: { projectId: t.project.id, name: unique('deep'), title: 't', body: nested(TEMPLATE_MAX_DEPTH + 1) } });
+    expectError(tooDeep, 400, new RegExp(`^Invalid template body: blocks and sub-expressions are nested more than ${TEMPLATE_MAX_DEPTH} deep`));
+    const ok = await h.post('/push-templates', { token: t.owner.accessToken, body: { projectId: t.project.id, name: unique('deep'), title: 't', body: nested(TEMPLATE_MAX_DEPTH) } });
+    expect(ok.status).toBe(201);
+    expectError(await h.put(`/push-templates/${ok.body.id}`, { token: t.owner.accessToken, query: { projectId: t.project.id }, body: { title: nested(40) } }), 400, /^Invalid template title: blocks and sub-expressions are nested/);
+  });
+
+  it('an import of 250 templates nested 180 deep is refused, naming the first, and imports nothing', async () => {
+    const templates = Array.from({ length: 250 }, (_, i) => ({ name: `deep-${i}`, title: 't', body: nested(180) }));
+    expect(nested(180).length).toBeLessThanOrEqual(4000); // within the body's size limit: only the nesting is refused
+    const form = new FormData();
+    form.append('file', new Blob([JSON.stringify({ templates })], { type: 'application/json' }), 'export.json');
+    const before = await h.db.pushTemplate.count({ where: { projectId: t.project.id } });
+    const health = h.get('/health');
+    const res = await h.post(`/push-templates/import/${t.project.id}`, { token: t.owner.accessToken, raw: form });
+    expectError(res, 400, /^Invalid import file: templates\.0\.body: blocks and sub-expressions are nested more than/);
+    expect((await health).status).toBe(200);
+    expect(await h.db.pushTemplate.count({ where: { projectId: t.project.id } })).toBe(before);
+  });
+
+  it('a template stored before the limit (written directly) answers 400 at preview and send, never 500', async () => {
+    const row = await h.db.pushTemplate.create({ data: { projectId: t.project.id, name: unique('legacy'), title: 't', body: nested(40) } });
+    const preview = await h.post('/push-templates/preview', { apiKey: t.apiKey.key, body: { templateId: row.id, variables: {} } });
+    expectError(preview, 400, /^The template cannot be rendered: blocks and sub-expressions are nested more than/);
+    const send = await h.post('/push/send', { apiKey: t.apiKey.key, body: { userId: 'u1', templateId: row.id } });
+    expectError(send, 400, /^The template cannot be rendered/);
+    expectError(await h.get(`/push-templates/${row.id}/variables`, { token: t.owner.accessToken }), 400, /^The template cannot be read/);
+  });
+});
+
+describe('template errors are answered in Herald’s words', () => {
+  it.each([
+    ['an each without its list', '{{#each}}x{{/each}}'],
+    ['a lookup without arguments', '{{lookup}}'],
+    ['a with without its argument', '{{#with}}x{{/with}}'],
+    ['500 unclosed blocks', '{{#if a}}'.repeat(500)],
+    ['300 nested sub-expressions', '{{lookup ' + '(lookup '.repeat(300) + 'a' + ' b)'.repeat(300) + ' c}}'],
+  ])('%s', async (_, body) => {
+    const res = await h.post('/push-templates', { token: t.owner.accessToken, body: { projectId: t.project.id, name: unique('bad'), title: 't', body: body.slice(0, 4000) } });
+    expectError(res, 400, /^Invalid template body: /);
+    expectHeraldWords(res);
+  });
+});
