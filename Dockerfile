@@ -17,6 +17,8 @@ RUN pnpm build && pnpm prune --prod --ignore-scripts
 
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production
+# The worker's metrics listen on every interface of the container (loopback is the default outside one).
+ENV METRICS_HOST=0.0.0.0
 WORKDIR /app
 COPY --from=build /app /app
 USER node

@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
-import pino from 'pino';
 import { loadApiConfig, type ApiConfig } from '@herald/config';
-import { answerClientErrors, createApp } from '../apps/api/src/app';
+import { createApiServer } from '../apps/api/src/app';
 import { createContainer, type ApiContainer } from '../apps/api/src/container';
-import { REDACT_PATHS } from '../apps/api/src/logger';
+import { createLogger } from '../apps/api/src/logger';
 import { waitForRedis } from '../apps/api/src/redis';
 import { startSmtp } from './smtp';
 
@@ -99,11 +98,10 @@ export async function startApi(envOverrides: Record<string, string> = {}) {
       cb();
     },
   });
-  const logger = pino({ level: config.logLevel, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
+  const logger = createLogger(config.logLevel, sink);
   const container: ApiContainer = createContainer(config, { logger });
   await waitForRedis(container.redis, 5000);
-  const server: Server = createApp(container).listen(0, '127.0.0.1');
-  answerClientErrors(server);
+  const server: Server = createApiServer(container).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const responses: string[] = [];

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import cors from 'cors';
 import express, { type Express } from 'express';
@@ -36,6 +36,19 @@ export function createApp(c: ApiContainer): Express {
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;
+}
+
+/**
+ * The API's HTTP server. A client that trickles its headers or its body holds a socket and a parser
+ * for as long as it likes under Node's defaults (60 s, 5 min); here for HTTP_HEADERS_TIMEOUT_MS and
+ * HTTP_REQUEST_TIMEOUT_MS, checked every second, then answered 408 and closed.
+ */
+export function createApiServer(c: ApiContainer): Server {
+  const { headersTimeoutMs, requestTimeoutMs } = c.config.http;
+  const server = createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: 1000 }, createApp(c));
+  server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
+  answerClientErrors(server);
+  return server;
 }
 
 /**

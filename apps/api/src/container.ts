@@ -46,7 +46,7 @@ export function createContainer(config: ApiConfig, overrides: ContainerOverrides
   queueConnection.on('error', () => undefined); // reported through `redis` above
   const queue = new Queue(NOTIFICATIONS_QUEUE, { connection: queueConnection, prefix: config.queuePrefix });
   queue.on('error', (err) => logger.warn({ err: { message: err.message } }, 'queue connection error'));
-  const mailer = overrides.mailer ?? createMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger });
+  const mailer = overrides.mailer ?? createMailer({ ...config.mail, logger });
   const auth = new AuthService(
     db,
     mailer,

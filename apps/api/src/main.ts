@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { loadApiConfig, loadOrExit } from '@herald/config';
-import { answerClientErrors, createApp } from './app';
+import { createApiServer } from './app';
 import { createContainer } from './container';
 import { waitForRedis } from './redis';
 
@@ -8,13 +8,11 @@ async function main() {
   const config = loadOrExit(loadApiConfig);
   const c = createContainer(config);
   for (const warning of config.warnings) c.logger.warn(warning);
-  if (!config.mail.smtpUrl) c.logger.warn('SMTP_URL is not set: e-mails are written to this log');
+  if (config.mail.transport === 'log') c.logger.warn('e-mails are written to this log, without their links\' tokens (set SMTP_URL to send them)');
   // Rate limiters and queues need Redis; start anyway if it is down (requests get 503 until it returns).
   if (!(await waitForRedis(c.redis, 5000))) c.logger.error('Redis is not reachable yet; requests needing it answer 503');
 
-  const server = createApp(c).listen(config.port, () => c.logger.info({ port: (server.address() as AddressInfo).port }, 'Herald API listening'));
-  answerClientErrors(server);
-  server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
+  const server = createApiServer(c).listen(config.port, () => c.logger.info({ port: (server.address() as AddressInfo).port }, 'Herald API listening'));
 
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -2,7 +2,14 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ConfigError, loadApiConfig, loadMigrateConfig, loadWorkerConfig } from './index';
 
-const prod = { NODE_ENV: 'production', DATABASE_URL: 'postgresql://db/herald', REDIS_URL: 'redis://redis:6379', JWT_SECRET: 'x'.repeat(40), CREDENTIALS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
+const prod = {
+  NODE_ENV: 'production',
+  DATABASE_URL: 'postgresql://db/herald',
+  REDIS_URL: 'redis://redis:6379',
+  JWT_SECRET: 'x'.repeat(40),
+  CREDENTIALS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+  SMTP_URL: 'smtp://mail:25',
+};
 
 describe('loadApiConfig', () => {
   it('in production, each missing secret or URL stops the process with its name', () => {
@@ -34,6 +41,35 @@ describe('loadApiConfig', () => {
     const o = loadApiConfig({ ...prod, PORT: '8080', RATE_LIMIT_SEND: '5', TRUST_PROXY: '1', APP_URL: 'https://herald.example.com/' });
     expect(o).toMatchObject({ port: 8080, rateLimits: { send: 5 }, trustProxy: 1, appUrl: 'https://herald.example.com' });
     expect(loadWorkerConfig(prod)).toMatchObject({ deliveryMaxAttempts: 5, concurrency: 8 });
+  });
+
+  it('in production, refuses to start without SMTP_URL unless MAIL_TRANSPORT=log says so', () => {
+    const noSmtp = { ...prod, SMTP_URL: undefined };
+    expect(() => loadApiConfig(noSmtp)).toThrow(/^Missing required environment variable SMTP_URL \(or set MAIL_TRANSPORT=log/);
+    expect(loadApiConfig({ ...noSmtp, MAIL_TRANSPORT: 'log' }).mail).toMatchObject({ transport: 'log', smtpUrl: undefined });
+    expect(loadApiConfig(prod).mail.transport).toBe('smtp');
+    expect(loadApiConfig({ ...prod, MAIL_TRANSPORT: 'log' }).mail.transport).toBe('log');
+    expect(() => loadApiConfig({ ...noSmtp, MAIL_TRANSPORT: 'smtp' })).toThrow('MAIL_TRANSPORT=smtp needs SMTP_URL');
+    // Outside production the log is the default, as before.
+    expect(loadApiConfig({ ...noSmtp, NODE_ENV: 'development' }).mail.transport).toBe('log');
+  });
+
+  it('has defaults for the hardening limits that normal use stays far below, each overridable', () => {
+    const c = loadApiConfig(prod);
+    expect(c).toMatchObject({
+      signupEnabled: true,
+      apiKeysPerProject: 100,
+      rateLimits: { signinPerIp: 100, passwordCheck: 10, invites: { perProject: 50, perInviter: 50, perAddress: 20 }, projectSend: 0 },
+      http: { headersTimeoutMs: 20_000, requestTimeoutMs: 30_000 },
+      metricsToken: undefined,
+    });
+    expect(loadApiConfig({ ...prod, RATE_LIMIT_AUTH: '50' }).rateLimits).toMatchObject({ signinPerIp: 500, passwordCheck: 50 });
+    const o = loadApiConfig({ ...prod, SIGNUP_ENABLED: 'false', API_KEYS_PER_PROJECT: '3', RATE_LIMIT_SIGNIN_PER_IP: '7', RATE_LIMIT_PROJECT_SEND: '1000', METRICS_TOKEN: 's3cret' });
+    expect(o).toMatchObject({ signupEnabled: false, apiKeysPerProject: 3, rateLimits: { signinPerIp: 7, projectSend: 1000 }, metricsToken: 's3cret' });
+    expect(() => loadApiConfig({ ...prod, SIGNUP_ENABLED: 'no' })).toThrow(/SIGNUP_ENABLED/);
+    expect(() => loadApiConfig({ ...prod, HTTP_HEADERS_TIMEOUT_MS: '60000' })).toThrow('HTTP_HEADERS_TIMEOUT_MS must not be longer than HTTP_REQUEST_TIMEOUT_MS');
+    expect(loadWorkerConfig(prod)).toMatchObject({ metricsHost: '127.0.0.1', metricsToken: undefined });
+    expect(loadWorkerConfig({ ...prod, METRICS_HOST: '0.0.0.0', METRICS_TOKEN: 't' })).toMatchObject({ metricsHost: '0.0.0.0', metricsToken: 't' });
   });
 
   it('refuses malformed values, naming them', () => {

@@ -16,6 +16,12 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
+const flag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true');
+
 const common = {
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   DATABASE_URL: optionalString,
@@ -26,10 +32,9 @@ const common = {
   CREDENTIALS_ENCRYPTION_KEYS_PREVIOUS: optionalString,
   FCM_EMULATOR_HOST: optionalString,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  METRICS_ENABLED: z
-    .enum(['true', 'false'])
-    .default('true')
-    .transform((v) => v === 'true'),
+  METRICS_ENABLED: flag(true),
+  /** When set, `/metrics` answers only requests bearing `Authorization: Bearer <token>`. */
+  METRICS_TOKEN: optionalString,
 };
 
 const apiSchema = z.object({
@@ -43,11 +48,33 @@ const apiSchema = z.object({
   APP_URL: z.url().default('http://localhost:3000'),
   SMTP_URL: optionalString,
   MAIL_FROM: z.string().default('Herald <no-reply@herald.local>'),
+  /**
+   * `smtp` (needs SMTP_URL) or `log` (each mail written to the log, its link's token redacted).
+   * Unset: smtp when SMTP_URL is set; else log, except in production, which refuses to start.
+   */
+  MAIL_TRANSPORT: z.enum(['smtp', 'log']).optional(),
+  /** `false`: POST /auth/signup answers 403; accounts are created only by accepting an invite. */
+  SIGNUP_ENABLED: flag(true),
   RATE_LIMIT_REGISTER_DEVICE: intFrom(60, 1),
   RATE_LIMIT_SEND: intFrom(100, 1),
   RATE_LIMIT_SEND_BULK: intFrom(10, 1),
   RATE_LIMIT_AUTH: intFrom(10, 1),
   RATE_LIMIT_SIGNUP: intFrom(30, 1),
+  /** Sign-ins per IP per minute, whatever the e-mail. Default: ten times RATE_LIMIT_AUTH. */
+  RATE_LIMIT_SIGNIN_PER_IP: z.coerce.number().int().min(1).optional(),
+  /** Password checks per user per minute (change-password, accepting an invite into an existing account). Default: RATE_LIMIT_AUTH. */
+  RATE_LIMIT_PASSWORD_CHECK: z.coerce.number().int().min(1).optional(),
+  /** Invite mails (new invites and resends) per hour: per project, per inviting user, per invited address. */
+  RATE_LIMIT_INVITES_PER_PROJECT: intFrom(50, 1),
+  RATE_LIMIT_INVITES_PER_INVITER: intFrom(50, 1),
+  RATE_LIMIT_INVITES_PER_ADDRESS: intFrom(20, 1),
+  /** Sends (send and send-bulk together) per project per minute, over all its credentials. Unset or 0: no such limit. */
+  RATE_LIMIT_PROJECT_SEND: intFrom(0, 0),
+  /** API keys a project may hold. */
+  API_KEYS_PER_PROJECT: intFrom(100, 1),
+  /** How long a client may take to send a request's headers, and the whole request (Node's headersTimeout / requestTimeout). */
+  HTTP_HEADERS_TIMEOUT_MS: intFrom(20_000, 1000),
+  HTTP_REQUEST_TIMEOUT_MS: intFrom(30_000, 1000),
   TRUST_PROXY: optionalString,
   CORS_ORIGINS: optionalString,
 });
@@ -59,6 +86,8 @@ const workerSchema = z.object({
   /** Messages per minute per project that the worker sends to FCM (FCM's default quota is 600k/min). */
   FCM_RATE_PER_MINUTE: intFrom(600_000, 1),
   METRICS_PORT: intFrom(9464),
+  /** Address the metrics server binds to: loopback unless a container (or the operator) says otherwise. */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** First retry delay for transient FCM errors; doubles per attempt (with jitter), capped at 5 minutes. */
   DELIVERY_RETRY_BASE_MS: intFrom(1000, 1),
   /** Messages per provider request batch. */
@@ -85,6 +114,8 @@ interface CommonConfig {
   fcmEmulatorHost?: string;
   logLevel: string;
   metricsEnabled: boolean;
+  /** Bearer token `/metrics` requires, when set. */
+  metricsToken?: string;
   /** Messages a human should see at boot (development fallbacks in use). */
   warnings: string[];
 }
@@ -94,8 +125,24 @@ export interface ApiConfig extends CommonConfig {
   jwt: { secret: string; accessTtl: number; refreshTtl: number };
   bcryptRounds: number;
   appUrl: string;
-  mail: { smtpUrl?: string; from: string };
-  rateLimits: { registerDevice: number; send: number; sendBulk: number; auth: number; signup: number };
+  /** `log`: mails are written to the log with their links' tokens redacted. */
+  mail: { transport: 'smtp' | 'log'; smtpUrl?: string; from: string };
+  signupEnabled: boolean;
+  rateLimits: {
+    registerDevice: number;
+    send: number;
+    sendBulk: number;
+    auth: number;
+    signup: number;
+    signinPerIp: number;
+    passwordCheck: number;
+    /** Per hour. */
+    invites: { perProject: number; perInviter: number; perAddress: number };
+    /** Per project per minute; 0: off. */
+    projectSend: number;
+  };
+  apiKeysPerProject: number;
+  http: { headersTimeoutMs: number; requestTimeoutMs: number };
   trustProxy?: boolean | number | string;
   corsOrigins: string[];
 }
@@ -105,6 +152,7 @@ export interface WorkerConfig extends CommonConfig {
   deliveryMaxAttempts: number;
   fcmRatePerMinute: number;
   metricsPort: number;
+  metricsHost: string;
   retryBaseMs: number;
   batchSize: number;
   lockDurationMs: number;
@@ -177,6 +225,7 @@ function loadCommon(e: z.infer<z.ZodObject<typeof common>>): CommonConfig {
     fcmEmulatorHost: e.FCM_EMULATOR_HOST,
     logLevel: e.LOG_LEVEL,
     metricsEnabled: e.METRICS_ENABLED,
+    metricsToken: e.METRICS_TOKEN,
     warnings,
   };
 }
@@ -187,6 +236,18 @@ function parseTrustProxy(value: string | undefined): boolean | number | string |
   if (value === 'false') return false;
   if (/^\d+$/.test(value)) return Number(value);
   return value;
+}
+
+/**
+ * In production a mail must reach its addressee: without SMTP_URL the process refuses to start,
+ * unless the operator chose the log explicitly (whose lines never carry a link's token).
+ */
+function mailTransport(chosen: 'smtp' | 'log' | undefined, smtpUrl: string | undefined, production: boolean): 'smtp' | 'log' {
+  if (chosen === 'smtp' && !smtpUrl) throw new ConfigError('MAIL_TRANSPORT=smtp needs SMTP_URL');
+  if (chosen) return chosen;
+  if (smtpUrl) return 'smtp';
+  if (production) throw new ConfigError('Missing required environment variable SMTP_URL (or set MAIL_TRANSPORT=log to write mails to the log, without their links)');
+  return 'log';
 }
 
 export function loadApiConfig(env: Env = process.env): ApiConfig {
@@ -202,20 +263,28 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
   );
   // Said at start rather than refused: the contract asks only that the secret be set.
   if (jwtSecret.length < 32) base.warnings.push('JWT_SECRET is shorter than 32 characters: use a long random secret, e.g. `openssl rand -base64 48`');
+  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS must not be longer than HTTP_REQUEST_TIMEOUT_MS');
   return {
     ...base,
     port: e.PORT,
     jwt: { secret: jwtSecret, accessTtl: e.JWT_ACCESS_TTL, refreshTtl: e.JWT_REFRESH_TTL },
     bcryptRounds: e.BCRYPT_ROUNDS,
     appUrl: e.APP_URL.replace(/\/+$/, ''),
-    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    mail: { transport: mailTransport(e.MAIL_TRANSPORT, e.SMTP_URL, base.env === 'production'), smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    signupEnabled: e.SIGNUP_ENABLED,
     rateLimits: {
       registerDevice: e.RATE_LIMIT_REGISTER_DEVICE,
       send: e.RATE_LIMIT_SEND,
       sendBulk: e.RATE_LIMIT_SEND_BULK,
       auth: e.RATE_LIMIT_AUTH,
       signup: e.RATE_LIMIT_SIGNUP,
+      signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP ?? 10 * e.RATE_LIMIT_AUTH,
+      passwordCheck: e.RATE_LIMIT_PASSWORD_CHECK ?? e.RATE_LIMIT_AUTH,
+      invites: { perProject: e.RATE_LIMIT_INVITES_PER_PROJECT, perInviter: e.RATE_LIMIT_INVITES_PER_INVITER, perAddress: e.RATE_LIMIT_INVITES_PER_ADDRESS },
+      projectSend: e.RATE_LIMIT_PROJECT_SEND,
     },
+    apiKeysPerProject: e.API_KEYS_PER_PROJECT,
+    http: { headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS },
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     corsOrigins: (e.CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
   };
@@ -229,6 +298,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     deliveryMaxAttempts: e.DELIVERY_MAX_ATTEMPTS,
     fcmRatePerMinute: e.FCM_RATE_PER_MINUTE,
     metricsPort: e.METRICS_PORT,
+    metricsHost: e.METRICS_HOST,
     retryBaseMs: e.DELIVERY_RETRY_BASE_MS,
     batchSize: e.DELIVERY_BATCH_SIZE,
     lockDurationMs: e.WORKER_LOCK_DURATION_MS,

@@ -1,5 +1,6 @@
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
+import { redactLinkTokens } from '../logger';
 
 export interface MailMessage {
   to: string;
@@ -14,14 +15,15 @@ export interface Mailer {
 }
 
 /**
- * SMTP through nodemailer when SMTP_URL is set; otherwise every message is written to the log
- * (docs/api.md#projects-team-and-invites), which is how a local setup reads its invite and reset links.
+ * SMTP through nodemailer, or the log (`MAIL_TRANSPORT=log`, or no SMTP_URL outside production).
+ * A logged mail never carries its link's token: a reset link read from a log would take over the
+ * account. (Every log line is redacted the same way by the logger; this says it where it matters.)
  */
-export function createMailer(options: { smtpUrl?: string; from: string; logger: Logger }): Mailer {
-  if (!options.smtpUrl) {
+export function createMailer(options: { transport: 'smtp' | 'log'; smtpUrl?: string; from: string; logger: Logger }): Mailer {
+  if (options.transport === 'log' || !options.smtpUrl) {
     return {
       async send(message) {
-        options.logger.info({ mail: { to: message.to, subject: message.subject, text: message.text } }, 'mail (SMTP_URL not set)');
+        options.logger.info({ mail: { to: message.to, subject: message.subject, text: redactLinkTokens(message.text) } }, 'mail written to the log (its link without the token)');
       },
       close() {},
     };
