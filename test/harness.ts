@@ -80,6 +80,9 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     RATE_LIMIT_SEND: '100000',
     RATE_LIMIT_SEND_BULK: '100000',
     RATE_LIMIT_REGISTER_DEVICE: '100000',
+    RATE_LIMIT_INVITES_PER_PROJECT: '100000',
+    RATE_LIMIT_INVITES_PER_INVITER: '100000',
+    RATE_LIMIT_INVITES_PER_ADDRESS: '100000',
     ...overrides,
   };
 }

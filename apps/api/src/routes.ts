@@ -17,7 +17,7 @@ export function apiRoutes(c: ApiContainer): RouteDefinition[] {
   return [
     ...notificationRoutes(c),
     ...deviceRoutes(c),
-    ...authRoutes(c.auth, c.limiter, c.config.rateLimits),
+    ...authRoutes(c.auth, c.limiter, { signupEnabled: c.config.signupEnabled, limits: c.config.rateLimits }),
     ...inviteRoutes(c),
     ...projectRoutes(c),
     ...apiKeyRoutes(c),

@@ -1222,7 +1222,7 @@ export interface operations {
                     "application/json": components["schemas"]["SendAccepted"];
                 };
             };
-            /** @description Invalid input, or template variables missing (`Missing template variables: …`, one `details` entry each) */
+            /** @description Invalid input, template variables missing (`Missing template variables: …`, one `details` entry each), or variables the template cannot be rendered with within the render budget (`The template cannot be rendered with these variables: …`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1301,7 +1301,7 @@ export interface operations {
                     "application/json": components["schemas"]["SendBulkAccepted"];
                 };
             };
-            /** @description Invalid input, or template variables missing (`Missing template variables: …`, one `details` entry each); more than 500 userIds */
+            /** @description Invalid input, template variables missing (`Missing template variables: …`, one `details` entry each), or variables the template cannot be rendered with within the render budget (`The template cannot be rendered with these variables: …`); more than 500 userIds */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1565,6 +1565,15 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            /** @description Sign-up is closed on this server (`SIGNUP_ENABLED=false`): accounts are created by accepting an invite */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An account with this email already exists */
             409: {
                 headers: {
@@ -1809,6 +1818,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description IETF draft-8: the remaining quota of this window, e.g. `"send";r=99;t=60` */
+                    RateLimit?: string;
+                    /** @description IETF draft-8: the policy, e.g. `"send";q=100;w=60` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1827,6 +1840,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1876,6 +1890,20 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many invite mails this hour for the project, the inviting user or the invited address (see docs/limits.md) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description IETF draft-8: the remaining quota of this window, e.g. `"send";r=99;t=60` */
+                    RateLimit?: string;
+                    /** @description IETF draft-8: the policy, e.g. `"send";q=100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1902,6 +1930,10 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description IETF draft-8: the remaining quota of this window, e.g. `"send";r=99;t=60` */
+                    RateLimit?: string;
+                    /** @description IETF draft-8: the policy, e.g. `"send";q=100;w=60` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1937,6 +1969,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1975,6 +2008,20 @@ export interface operations {
             /** @description Only a pending invite can be resent */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many invite mails this hour for the project, the inviting user or the invited address (see docs/limits.md) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description IETF draft-8: the remaining quota of this window, e.g. `"send";r=99;t=60` */
+                    RateLimit?: string;
+                    /** @description IETF draft-8: the policy, e.g. `"send";q=100;w=60` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2812,7 +2859,15 @@ export interface operations {
                     "application/json": components["schemas"]["TemplatePreview"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid input, or variables the template cannot be rendered with within the render budget (`The template cannot be rendered with these variables: …`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description Template not found (or not of this project), or a project the caller does not belong to */

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit, type Options as RateLimitOptions } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type Redis from 'ioredis';
@@ -30,10 +30,12 @@ class RecoveringRedisStore extends RedisStore {
 export interface LimiterOptions {
   /** Distinguishes this limiter's counters in Redis. */
   name: string;
-  /** Requests allowed per minute. */
+  /** Requests allowed per window. */
   limit: number;
   /** The bucket a request counts against. */
-  key: (req: Request) => string;
+  key: (req: Request) => string | Promise<string>;
+  /** The window, a minute unless said otherwise. */
+  windowMs?: number;
 }
 
 /**
@@ -41,9 +43,9 @@ export interface LimiterOptions {
  * the error middleware with the contract's body, `Retry-After` and the IETF `RateLimit` headers.
  */
 export function createLimiterFactory(redis: Redis, prefix: string) {
-  return ({ name, limit, key }: LimiterOptions): RequestHandler =>
+  return ({ name, limit, key, windowMs = 60_000 }: LimiterOptions): RequestHandler =>
     rateLimit({
-      windowMs: 60_000,
+      windowMs,
       limit,
       standardHeaders: 'draft-8',
       legacyHeaders: false,
@@ -54,7 +56,7 @@ export function createLimiterFactory(redis: Redis, prefix: string) {
         sendCommand: (...args: string[]) => redis.call(args[0], ...args.slice(1)) as Promise<RedisReply>,
       }),
       handler: (_req, res, next) => {
-        next(new AppError(429, 'Too many requests, please try again later', undefined, { 'Retry-After': String(res.getHeader('Retry-After') ?? 60) }));
+        next(new AppError(429, 'Too many requests, please try again later', undefined, { 'Retry-After': String(res.getHeader('Retry-After') ?? Math.ceil(windowMs / 1000)) }));
       },
       // A Redis outage must not open the gates silently: the error becomes a 503.
       passOnStoreError: false,
@@ -63,6 +65,38 @@ export function createLimiterFactory(redis: Redis, prefix: string) {
 }
 
 export type LimiterFactory = ReturnType<typeof createLimiterFactory>;
+
+/** Runs a limiter as a promise: resolved when the request may go on, rejected with its 429 (or 503). */
+export const applyLimit = (limiter: RequestHandler, req: Request, res: Response) =>
+  new Promise<void>((resolve, reject) => {
+    Promise.resolve(limiter(req, res, (err?: unknown) => (err ? reject(err) : resolve()))).catch(reject);
+  });
+
+/** Several limits on one route, in order: the request counts against each until one refuses it. */
+export const allLimits =
+  (...limiters: RequestHandler[]): RequestHandler =>
+  async (req, res, next) => {
+    try {
+      for (const limiter of limiters) await applyLimit(limiter, req, res);
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+
+/**
+ * A limit on something known only inside a handler, e.g. a project once the caller's access to it
+ * is checked (counting before would let a stranger use up another project's allowance), or the
+ * address an invite is for. `check(req, res, subject)` counts one request against `subject`.
+ */
+export function subjectLimit(factory: LimiterFactory, options: Omit<LimiterOptions, 'key'>) {
+  const subjects = new WeakMap<Request, string>();
+  const limiter = factory({ ...options, key: (req) => subjects.get(req) ?? '' });
+  return (req: Request, res: Response, subject: string) => {
+    subjects.set(req, subject);
+    return applyLimit(limiter, req, res);
+  };
+}
 
 export const clientIp = (req: Request) => ipKeyGenerator(req.ip ?? 'unknown');
 
@@ -76,8 +110,8 @@ export const perCredential = (req: Request) => {
   return credential ?? `ip:${clientIp(req)}`;
 };
 
+/** The e-mail address in the body, lowercased, or '' (the body is not validated yet when limits run). */
+export const bodyEmail = (req: Request) => (typeof req.body?.email === 'string' ? req.body.email.trim().toLowerCase() : '');
+
 /** Per client IP and the e-mail address in the body (sign-in and reset: brute force against one account). */
-export const perIpAndEmail = (req: Request) => {
-  const email = typeof req.body?.email === 'string' ? req.body.email.trim().toLowerCase() : '';
-  return `${clientIp(req)}:${email}`;
-};
+export const perIpAndEmail = (req: Request) => `${clientIp(req)}:${bodyEmail(req)}`;

@@ -50,3 +50,18 @@ export function linkMail(to: string, subject: string, intro: string, linkText: s
     html: `<p>${escapeHtml(intro)}</p><p><a href="${escapeHtml(url)}">${escapeHtml(linkText)}</a></p><p>${escapeHtml(url)}</p><p>${escapeHtml(outro)}</p>`,
   };
 }
+
+/** Longest stretch of someone else's text a mail quotes. */
+const QUOTED_MAX = 80;
+
+/**
+ * Text a user chose (a project's name), made unfit to pass for a link in a mail: on one line,
+ * shortened, every URL scheme and domain name defanged (`https[:]//evil[.]example`, which no mail
+ * client makes clickable), and quoted.
+ */
+export function inertText(text: string): string {
+  let t = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  if (t.length > QUOTED_MAX) t = `${t.slice(0, QUOTED_MAX - 1)}…`;
+  t = t.replace(/([a-z][a-z0-9+.-]*):\/\//gi, '$1[:]//').replace(/([\p{L}\p{N}-])\.(?=[\p{L}]{2,})/gu, '$1[.]');
+  return `"${t}"`;
+}

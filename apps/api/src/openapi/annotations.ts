@@ -36,13 +36,13 @@ const idempotencyHeader = {
 } as OpenAPIV3_1.ParameterObject;
 
 const sendErrors = {
-  400: 'Invalid input, or template variables missing (`Missing template variables: …`, one `details` entry each)',
+  400: 'Invalid input, template variables missing (`Missing template variables: …`, one `details` entry each), or variables the template cannot be rendered with within the render budget (`The template cannot be rendered with these variables: …`)',
   404: 'Template not found (or not of this project), or a project the caller does not belong to',
   409: 'Push notifications are not configured for this project | Push notifications are disabled for this project | No enabled push provider is configured for this project',
 };
 
 export const operationNotes: Record<string, OperationNotes> = {
-  'POST /auth/signup': { errors: { 409: 'An account with this email already exists' } },
+  'POST /auth/signup': { errors: { 403: 'Sign-up is closed on this server (`SIGNUP_ENABLED=false`): accounts are created by accepting an invite', 409: 'An account with this email already exists' } },
   'POST /auth/signin': { errors: { 401: 'Invalid email or password' } },
   'POST /auth/refresh': {
     description: 'Rotates the refresh token: the one presented is spent. Presenting a spent token again revokes its whole session.',
@@ -53,12 +53,23 @@ export const operationNotes: Record<string, OperationNotes> = {
   'POST /auth/change-password': { errors: { 400: 'Invalid input, or the current password is incorrect' } },
   'POST /projects': { errors: { 403: 'Only accounts with the role project_admin may create projects' } },
   'DELETE /projects/{projectId}/members/{userId}': { errors: { 400: 'Invalid input, or the owner cannot be removed' } },
-  'POST /projects/invite': { errors: { 409: 'Already a member of the project, or an invite to this e-mail is pending' } },
+  'POST /projects/invite': {
+    errors: {
+      409: 'Already a member of the project, or an invite to this e-mail is pending',
+      429: 'Too many invite mails this hour for the project, the inviting user or the invited address (see docs/limits.md)',
+    },
+  },
   'POST /projects/accept-invite': {
     description: 'A new e-mail creates the account from firstName, lastName and password. For an existing account, `password` must be its password and the names are ignored.',
     errors: { 400: 'Invalid input, or an unknown, used, cancelled or expired invite token', 401: 'The password of the existing account is wrong', 409: 'An account with this email already exists' },
   },
-  'POST /projects/resend-invite/{inviteId}': { errors: { 403: 'Only project_admin members may resend invites', 409: 'Only a pending invite can be resent' } },
+  'POST /projects/resend-invite/{inviteId}': {
+    errors: {
+      403: 'Only project_admin members may resend invites',
+      409: 'Only a pending invite can be resent',
+      429: 'Too many invite mails this hour for the project, the inviting user or the invited address (see docs/limits.md)',
+    },
+  },
   'DELETE /projects/cancel-invite/{inviteId}': { errors: { 403: 'Only project_admin members may cancel invites', 409: 'Only a pending invite can be cancelled' } },
   'POST /push-templates': { errors: { 409: 'A template with this name already exists in the project' } },
   'PUT /push-templates/{id}': { errors: { 400: 'Invalid input, or `projectId cannot be updated`', 409: 'A template with this name already exists in the project' } },
@@ -101,7 +112,12 @@ export const operationNotes: Record<string, OperationNotes> = {
     description: 'One record per (project, provider, deviceToken): registering a known token again moves it to the given userId and platform. Safe to call on every app launch.',
     alsoSuccess: { 200: 'The token was already registered (updated)' },
   },
-  'POST /push-templates/preview': { errors: { 404: 'Template not found (or not of this project), or a project the caller does not belong to' } },
+  'POST /push-templates/preview': {
+    errors: {
+      400: 'Invalid input, or variables the template cannot be rendered with within the render budget (`The template cannot be rendered with these variables: …`)',
+      404: 'Template not found (or not of this project), or a project the caller does not belong to',
+    },
+  },
   'POST /push/send': { headers: [idempotencyHeader], errors: sendErrors },
   'POST /push/send-bulk': { headers: [idempotencyHeader], errors: { ...sendErrors, 400: `${sendErrors[400]}; more than 500 userIds` } },
 };

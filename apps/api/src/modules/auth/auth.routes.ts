@@ -1,6 +1,8 @@
-import type { LimiterFactory } from '../../http/rate-limit';
-import { clientIp, perIpAndEmail } from '../../http/rate-limit';
+import { AppError } from '@herald/core';
+import type { Caller } from '../../http/caller';
 import { defineRoute } from '../../http/define-route';
+import type { LimiterFactory } from '../../http/rate-limit';
+import { allLimits, clientIp, perIpAndEmail } from '../../http/rate-limit';
 import type { AuthService } from './auth.service';
 import {
   changePasswordBody,
@@ -14,16 +16,43 @@ import {
   userResponse,
 } from './auth.schema';
 
-export function authRoutes(auth: AuthService, limiter: LimiterFactory, limits: { auth: number; signup: number }) {
+export const SIGNUP_CLOSED = 'Sign-up is closed on this server: accounts are created by accepting an invite';
+
+/**
+ * Password checks of an account that is already signed in or proves itself otherwise
+ * (change-password, accepting an invite into an existing account) share one bucket per account.
+ */
+export const PASSWORD_CHECK_LIMITER = 'password-check';
+export const passwordCheckKey = (email: string) => `account:${email}`;
+
+export interface AuthRouteSettings {
+  signupEnabled: boolean;
+  limits: { auth: number; signup: number; signinPerIp: number; passwordCheck: number };
+}
+
+export function authRoutes(auth: AuthService, limiter: LimiterFactory, { signupEnabled, limits }: AuthRouteSettings) {
+  const passwordCheckLimit = limiter({
+    name: PASSWORD_CHECK_LIMITER,
+    limit: limits.passwordCheck,
+    key: (req) => passwordCheckKey((req.res?.locals.caller as Extract<Caller, { type: 'user' }>).email),
+  });
   const signupLimit = limiter({ name: 'signup', limit: limits.signup, key: clientIp });
-  const signinLimit = limiter({ name: 'signin', limit: limits.auth, key: perIpAndEmail });
+  // Per (IP, e-mail) against guessing one account's password; per IP against one client trying a
+  // few passwords on many accounts.
+  const signinLimit = allLimits(
+    limiter({ name: 'signin', limit: limits.auth, key: perIpAndEmail }),
+    limiter({ name: 'signin-ip', limit: limits.signinPerIp, key: clientIp }),
+  );
   const resetLimit = limiter({ name: 'password-reset', limit: limits.auth, key: perIpAndEmail });
   const tags = ['Account'];
 
   return [
     defineRoute(
       { method: 'post', path: '/auth/signup', summary: 'Create an account', tags, auth: 'none', body: signupBody, status: 201, rateLimit: signupLimit, response: userResponse },
-      ({ body }) => auth.signup(body),
+      ({ body }) => {
+        if (!signupEnabled) throw AppError.forbidden(SIGNUP_CLOSED);
+        return auth.signup(body);
+      },
     ),
     defineRoute(
       { method: 'post', path: '/auth/signin', summary: 'Sign in', tags, auth: 'none', body: signinBody, rateLimit: signinLimit, response: tokenResponse },
@@ -59,7 +88,16 @@ export function authRoutes(auth: AuthService, limiter: LimiterFactory, limits: {
       ({ body }) => auth.resetPassword(body.token, body.newPassword),
     ),
     defineRoute(
-      { method: 'post', path: '/auth/change-password', summary: 'Change the password', tags, auth: 'jwt', body: changePasswordBody, response: messageResponse },
+      {
+        method: 'post',
+        path: '/auth/change-password',
+        summary: 'Change the password',
+        tags,
+        auth: 'jwt',
+        body: changePasswordBody,
+        rateLimit: passwordCheckLimit,
+        response: messageResponse,
+      },
       ({ caller, body }) => auth.changePassword(caller.userId, body.currentPassword, body.newPassword),
     ),
   ];

@@ -1,7 +1,10 @@
+import type { Request, Response } from 'express';
 import { AppError } from '@herald/core';
 import type { ApiContainer } from '../../container';
 import type { ProjectAccess, ProjectNeed } from '../../http/access';
 import { defineRoute, type RouteDefinition } from '../../http/define-route';
+import { clientIp, subjectLimit } from '../../http/rate-limit';
+import { PASSWORD_CHECK_LIMITER, passwordCheckKey } from '../auth/auth.routes';
 import { INVITE_NOT_FOUND, InvitesService } from './invites.service';
 import { acceptInviteBody, acceptInviteResponse, createInviteBody, inviteParams, inviteResponse, projectParams } from './invites.schema';
 
@@ -15,11 +18,40 @@ export function inviteRoutes(c: ApiContainer): RouteDefinition[] {
   const invites = new InvitesService(c.db, c.mailer, c.auth, { appUrl: c.config.appUrl }, c.logger);
   const tags = ['Invites'];
 
+  // Every invite mail (a new invite or a resend) counts per project, per inviting user and per
+  // invited address, in hourly windows, so that no account can turn invites into a mail cannon.
+  // Counted after the access check, so a stranger cannot use up a project's allowance.
+  const hour = 3600_000;
+  const { perProject, perInviter, perAddress } = c.config.rateLimits.invites;
+  const inviteMailLimits = [
+    subjectLimit(c.limiter, { name: 'invite-project', limit: perProject, windowMs: hour }),
+    subjectLimit(c.limiter, { name: 'invite-inviter', limit: perInviter, windowMs: hour }),
+    subjectLimit(c.limiter, { name: 'invite-address', limit: perAddress, windowMs: hour }),
+  ] as const;
+  // Accepting into an existing account checks its password: counted with that account's other
+  // password checks. The account is the invite's address (the body is not validated yet here).
+  const passwordCheckLimit = c.limiter({
+    name: PASSWORD_CHECK_LIMITER,
+    limit: c.config.rateLimits.passwordCheck,
+    key: async (req) => {
+      const token: unknown = req.body?.token;
+      const email = typeof token === 'string' && token.length <= 512 ? await invites.emailOfToken(token) : undefined;
+      return email ? passwordCheckKey(email) : `ip:${clientIp(req)}`;
+    },
+  });
+
+  async function countInviteMail(req: Request, res: Response, mail: { projectId: string; inviterId: string; email: string }) {
+    const [project, inviter, address] = inviteMailLimits;
+    await project(req, res, mail.projectId);
+    await inviter(req, res, mail.inviterId);
+    await address(req, res, mail.email);
+  }
+
   /** The invite's project, for a project_admin of it; to anyone outside the project the invite does not exist. */
-  async function adminOfInvite(access: Access, inviteId: string): Promise<ProjectAccess> {
-    const projectId = await invites.projectOf(inviteId);
+  async function adminOfInvite(access: Access, inviteId: string): Promise<{ project: ProjectAccess; email: string }> {
+    const { projectId, email } = await invites.find(inviteId);
     try {
-      return await access(projectId, 'project_admin');
+      return { project: await access(projectId, 'project_admin'), email };
     } catch (err) {
       if (err instanceof AppError && err.status === 404) throw AppError.notFound(INVITE_NOT_FOUND);
       throw err;
@@ -39,7 +71,10 @@ export function inviteRoutes(c: ApiContainer): RouteDefinition[] {
         status: 201,
         response: inviteResponse,
       },
-      ({ project, caller, body }) => invites.create(project, caller.email, body.email, body.role),
+      async ({ project, caller, body, req, res }) => {
+        await countInviteMail(req, res, { projectId: project.id, inviterId: caller.userId, email: body.email });
+        return invites.create(project, caller.email, body.email, body.role);
+      },
     ),
     defineRoute(
       {
@@ -49,6 +84,7 @@ export function inviteRoutes(c: ApiContainer): RouteDefinition[] {
         tags,
         auth: 'none',
         body: acceptInviteBody,
+        rateLimit: passwordCheckLimit,
         status: 201,
         response: acceptInviteResponse,
       },
@@ -56,11 +92,15 @@ export function inviteRoutes(c: ApiContainer): RouteDefinition[] {
     ),
     defineRoute(
       { method: 'post', path: '/projects/resend-invite/:inviteId', summary: 'Resend a pending invite with a new token', tags, auth: 'jwt', params: inviteParams, response: inviteResponse },
-      async ({ params, caller, access }) => invites.resend(await adminOfInvite(access, params.inviteId), params.inviteId, caller.email),
+      async ({ params, caller, access, req, res }) => {
+        const { project, email } = await adminOfInvite(access, params.inviteId);
+        await countInviteMail(req, res, { projectId: project.id, inviterId: caller.userId, email });
+        return invites.resend(project, params.inviteId, caller.email);
+      },
     ),
     defineRoute(
       { method: 'delete', path: '/projects/cancel-invite/:inviteId', summary: 'Cancel a pending invite', tags, auth: 'jwt', params: inviteParams, response: inviteResponse },
-      async ({ params, access }) => invites.cancel(await adminOfInvite(access, params.inviteId), params.inviteId),
+      async ({ params, access }) => invites.cancel((await adminOfInvite(access, params.inviteId)).project, params.inviteId),
     ),
     defineRoute(
       {

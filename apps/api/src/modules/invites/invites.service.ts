@@ -4,7 +4,7 @@ import { AppError, hashSecret, randomToken } from '@herald/core';
 import { isUniqueViolation, Prisma, type Db, type Invite, type Role } from '@herald/db';
 import type { ProjectAccess } from '../../http/access';
 import { validationError } from '../../http/define-route';
-import { linkMail, type Mailer } from '../../mail/mailer';
+import { inertText, linkMail, type Mailer } from '../../mail/mailer';
 import { nameSchema, passwordSchema } from '../auth/auth.schema';
 import { toUserResponse, type AuthService } from '../auth/auth.service';
 
@@ -90,11 +90,17 @@ export class InvitesService {
     return invites.map((i) => this.toResponse(i));
   }
 
-  /** The project an invite belongs to, for the access check. Unknown invite → 404. */
-  async projectOf(inviteId: string): Promise<string> {
-    const invite = await this.db.invite.findUnique({ where: { id: inviteId }, select: { projectId: true } });
+  /** The project an invite belongs to (for the access check) and its address (for the mail limits). Unknown invite → 404. */
+  async find(inviteId: string): Promise<{ projectId: string; email: string }> {
+    const invite = await this.db.invite.findUnique({ where: { id: inviteId }, select: { projectId: true, email: true } });
     if (!invite) throw AppError.notFound(INVITE_NOT_FOUND);
-    return invite.projectId;
+    return invite;
+  }
+
+  /** The address of the invite a token belongs to, whatever its state (for the password-check limit). */
+  async emailOfToken(token: string): Promise<string | undefined> {
+    const invite = await this.db.invite.findUnique({ where: { tokenHash: hashSecret(token) }, select: { email: true } });
+    return invite?.email;
   }
 
   /** A new token (the old one dies with it), a renewed expiry, and the mail again. */
@@ -189,7 +195,9 @@ export class InvitesService {
     const mail = linkMail(
       invite.email,
       'You have been invited to a Herald project',
-      `${inviterEmail} invited you to join the project "${projectName}" on Herald as ${invite.role}. The invitation is valid for 7 days.`,
+      // The project's name is whatever its creator typed: quoted, on one line, with anything that
+      // could pass for a link (a URL, a domain name) defanged, so that it cannot carry a phishing link.
+      `${inviterEmail} invited you to join the project ${inertText(projectName)} on Herald as ${invite.role}. The invitation is valid for 7 days.`,
       'Accept the invitation',
       url,
       'If you did not expect this invitation, ignore this message.',
