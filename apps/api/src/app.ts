@@ -21,7 +21,7 @@ export function createApp(c: ApiContainer): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', c.config.trustProxy ?? false);
   useRequestLog(app, c.logger);
-  const metrics = c.config.metricsEnabled ? createApiMetrics() : undefined;
+  const metrics = c.config.metricsEnabled ? createApiMetrics(c.config.metricsToken) : undefined;
   if (metrics) app.use(metrics.middleware);
   app.use(helmet());
   app.use(cors({ origin: c.config.corsOrigins.length ? c.config.corsOrigins : false, exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After'] }));

@@ -26,7 +26,7 @@ async function main() {
   worker.on('failed', (job, err) => c.logger.warn({ jobId: job?.id, notificationId: job?.data?.notificationId, err: { message: err.message } }, 'job failed'));
   worker.on('error', (err) => c.logger.warn({ err: { message: err.message } }, 'worker error'));
   const stopSweeping = new Sweeper(c.db, c.queue, c.connection, config.queuePrefix, config.sweepIntervalMs, c.logger).start();
-  const metricsServer = config.metricsEnabled ? await metrics.listen(config.metricsPort) : undefined;
+  const metricsServer = config.metricsEnabled ? await metrics.listen(config.metricsPort, config.metricsHost, config.metricsToken) : undefined;
   const metricsPort = (metricsServer?.address() as { port: number } | null)?.port;
   c.logger.info({ concurrency: config.concurrency, metricsPort }, 'Herald worker started');
 

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { Queue } from 'bullmq';
+import { bearerMatches, errorBody } from '@herald/core';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DeliveryObserver } from './delivery/delivery.service';
 
@@ -64,11 +65,19 @@ export function createWorkerMetrics(queue: () => Queue) {
     },
   };
 
-  /** Serves /metrics on its own port (workers have no other HTTP surface). */
-  function listen(port: number, host = '0.0.0.0'): Promise<http.Server> {
+  /**
+   * Serves /metrics on its own port (workers have no other HTTP surface), on `host` (METRICS_HOST:
+   * loopback unless a container or the operator says otherwise), and with `token` (METRICS_TOKEN)
+   * only to `Authorization: Bearer <token>`.
+   */
+  function listen(port: number, host = '127.0.0.1', token?: string): Promise<http.Server> {
     const server = http.createServer(async (req, res) => {
       if (req.url !== '/metrics') {
         res.writeHead(404).end();
+        return;
+      }
+      if (token !== undefined && !bearerMatches(req.headers.authorization, token)) {
+        res.writeHead(401, { 'Content-Type': 'application/json; charset=utf-8', 'WWW-Authenticate': 'Bearer' }).end(JSON.stringify(errorBody(401, 'Missing or invalid metrics token')));
         return;
       }
       try {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A URL-safe random token with `bytes` bytes of entropy. */
 export const randomToken = (bytes = 32) => randomBytes(bytes).toString('base64url');
@@ -18,4 +18,14 @@ export function generateApiKey(): { key: string; prefix: string } {
   for (const b of bytes) body += BASE62[b % 62];
   const key = `hk_${body}`;
   return { key, prefix: key.slice(0, 11) };
+}
+
+/**
+ * Whether an `Authorization` header is `Bearer <expected>`, compared in constant time (on the
+ * SHA-256 of both, so that the length of the expected token does not leak either).
+ */
+export function bearerMatches(header: string | undefined, expected: string): boolean {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!match) return false;
+  return timingSafeEqual(createHash('sha256').update(match[1]).digest(), createHash('sha256').update(expected).digest());
 }

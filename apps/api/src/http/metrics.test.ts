@@ -31,3 +31,19 @@ it('can be turned off', async () => {
     await off.close();
   }
 });
+
+it('with METRICS_TOKEN, answers only its bearer (401 with the usual body otherwise)', async () => {
+  const guarded = await startApi({ METRICS_TOKEN: 'api-scrape-token' });
+  try {
+    for (const token of [undefined, 'wrong']) {
+      const res = await guarded.get('/metrics', { token });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ statusCode: 401, message: 'Missing or invalid metrics token', error: 'Unauthorized' });
+    }
+    const ok = await guarded.get('/metrics', { token: 'api-scrape-token' });
+    expect(ok.status).toBe(200);
+    expect(ok.text).toContain('herald_http_requests_total');
+  } finally {
+    await guarded.close();
+  }
+});

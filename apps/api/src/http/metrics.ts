@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AppError, bearerMatches } from '@herald/core';
 
 /**
  * Prometheus metrics of one API instance: request count and latency by route pattern (never the raw
@@ -11,7 +12,10 @@ export interface ApiMetrics {
   handler: RequestHandler;
 }
 
-export function createApiMetrics(): ApiMetrics {
+export const METRICS_UNAUTHORIZED = 'Missing or invalid metrics token';
+
+/** `token` (METRICS_TOKEN): when set, `/metrics` answers only `Authorization: Bearer <token>` (else 401). */
+export function createApiMetrics(token?: string): ApiMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'herald_api_' });
   const labelNames = ['method', 'route', 'status'] as const;
@@ -35,7 +39,8 @@ export function createApiMetrics(): ApiMetrics {
     next();
   };
 
-  const handler: RequestHandler = async (_req, res) => {
+  const handler: RequestHandler = async (req, res) => {
+    if (token !== undefined && !bearerMatches(req.headers.authorization, token)) throw AppError.unauthorized(METRICS_UNAUTHORIZED);
     res.set('Content-Type', registry.contentType).send(await registry.metrics());
   };
 

@@ -5,7 +5,7 @@ import { apiKeyResponse, createdKeyResponse, createKeyBody, keyParams, messageRe
 
 /** Every key operation, listing included, is for project_admin members (docs/api.md#api-keys). */
 export function apiKeyRoutes(c: ApiContainer): RouteDefinition[] {
-  const keys = new ApiKeysService(c.db);
+  const keys = new ApiKeysService(c.db, c.config.apiKeysPerProject);
   const tags = ['API keys'];
   const admin = { from: 'params', need: 'project_admin' } as const;
 

@@ -12,6 +12,8 @@ const toKeyResponse = (k: Pick<ApiKey, 'id' | 'name' | 'prefix' | 'enabled' | 'c
   lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
 });
 
+export const tooManyKeys = (max: number) => `A project may hold at most ${max} API keys: delete one first`;
+
 const isMissingRow = (err: unknown) => isPrismaError(err, 'P2025');
 
 /**
@@ -21,11 +23,20 @@ const isMissingRow = (err: unknown) => isPrismaError(err, 'P2025');
  * or deleting a key takes effect on every API instance at the next request.
  */
 export class ApiKeysService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** Keys a project may hold (API_KEYS_PER_PROJECT): limits count per key, so keys must not be free. */
+    private readonly maxPerProject: number,
+  ) {}
 
   async create(projectId: string, name: string) {
     const { key, prefix } = generateApiKey();
-    const row = await this.db.apiKey.create({ data: { projectId, name, prefix, keyHash: hashSecret(key) } });
+    const row = await this.db.$transaction(async (tx) => {
+      // The project's row is locked, so that concurrent creations cannot pass the cap together.
+      await tx.$queryRaw`SELECT 1 FROM "Project" WHERE "id" = ${projectId}::uuid FOR UPDATE`;
+      if ((await tx.apiKey.count({ where: { projectId } })) >= this.maxPerProject) throw AppError.conflict(tooManyKeys(this.maxPerProject));
+      return tx.apiKey.create({ data: { projectId, name, prefix, keyHash: hashSecret(key) } });
+    });
     return { id: row.id, name: row.name, key, prefix: row.prefix, enabled: row.enabled, createdAt: row.createdAt.toISOString() };
   }
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ApiContainer } from '../../container';
 import { defineRoute, reply, uuid, validationError, type RouteDefinition } from '../../http/define-route';
 import { pageResponse } from '../../http/pagination';
-import { perCredential } from '../../http/rate-limit';
+import { perCredential, subjectLimit } from '../../http/rate-limit';
 import { acceptedBulkResponse, acceptedResponse, idempotencyKey, listQuery, notificationResponse, notificationSummary, projectQuery, sendBody, sendBulkBody } from './notifications.schema';
 import { NotificationService } from './notifications.service';
 
@@ -20,6 +20,9 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
   const sendLimit = c.limiter({ name: 'send', limit: c.config.rateLimits.send, key: perCredential });
   const bulkLimit = c.limiter({ name: 'send-bulk', limit: c.config.rateLimits.sendBulk, key: perCredential });
   const tags = ['Sending'];
+  // Optional (RATE_LIMIT_PROJECT_SEND): all sends of a project together, whatever credential sends
+  // them, since per-credential limits multiply with the project's keys. Off, it costs nothing.
+  const projectSendLimit = c.config.rateLimits.projectSend > 0 ? subjectLimit(c.limiter, { name: 'project-send', limit: c.config.rateLimits.projectSend }) : undefined;
 
   return [
     defineRoute(
@@ -37,7 +40,8 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         status: 202,
         response: acceptedResponse,
       },
-      async ({ project, body, req }) => {
+      async ({ project, body, req, res }) => {
+        await projectSendLimit?.(req, res, project.id);
         const { userId, ...rest } = body;
         const snapshot = await c.projectCache.snapshot(req, project.id);
         return reply(202, await notifications.send(snapshot, project.id, { ...rest, userIds: [userId], bulk: false }, readIdempotencyKey(req)));
@@ -58,7 +62,8 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         status: 202,
         response: acceptedBulkResponse,
       },
-      async ({ project, body, req }) => {
+      async ({ project, body, req, res }) => {
+        await projectSendLimit?.(req, res, project.id);
         const snapshot = await c.projectCache.snapshot(req, project.id);
         return reply(202, await notifications.send(snapshot, project.id, { ...body, bulk: true }, readIdempotencyKey(req)));
       },
