@@ -38,7 +38,7 @@ it('binds to loopback by default, or to the host it is given', async () => {
 
 it('with a token, answers 401 (the usual error body) without it or with another, and the metrics with it', async () => {
   const { url } = await listen(undefined, 'scrape-token-123');
-  for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 'scrape-token-123' }]) {
+  for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 'scrape-token-123' }] as Record<string, string>[]) {
     const res = await fetch(url, { headers });
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({ statusCode: 401, message: 'Missing or invalid metrics token', error: 'Unauthorized' });

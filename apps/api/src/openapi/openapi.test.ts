@@ -114,7 +114,7 @@ describe('GET /openapi.json', () => {
       const [method, path] = key.split(' ');
       return Object.keys((doc.paths![path] as Operations)[method.toLowerCase()].responses ?? {});
     };
-    expect(statuses('POST /auth/signup')).toEqual(['201', '400', '409', '413', '415', '429', '503']);
+    expect(statuses('POST /auth/signup')).toEqual(['201', '400', '403', '409', '413', '415', '429', '503']);
     expect(statuses('GET /auth/me')).toEqual(['200', '401', '503']);
     expect(statuses('POST /push/send')).toEqual(['202', '400', '401', '403', '404', '409', '413', '415', '429', '503']);
     expect(statuses('POST /push/register-device')).toEqual(['200', '201', '400', '401', '403', '404', '413', '415', '429', '503']);
