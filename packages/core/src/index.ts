@@ -3,3 +3,4 @@ export * from './secrets';
 export * from './crypto';
 export * from './template';
 export * from './queue';
+export * from './push-options';

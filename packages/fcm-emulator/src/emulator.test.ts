@@ -177,13 +177,70 @@ describe('FCM emulator', () => {
       expect(emu.received()).toEqual([]);
     });
 
-    it('answers validate_only without recording', async () => {
+    it('answers validate_only as FCM does, keeping the message apart from delivered ones', async () => {
       const res = await fetch(`${emu.url}/v1/projects/${alice.projectId}/messages:send`, {
         method: 'POST',
         headers: { authorization: `Bearer ${accessToken}` },
         body: JSON.stringify({ message, validate_only: true }),
       });
       expect(await res.json()).toEqual({ name: 'projects/proj-a/messages/fake_message_id' });
+      expect(emu.received()).toEqual([]);
+      expect(emu.validated()).toEqual([expect.objectContaining({ token: 'device-1', message, name: 'projects/proj-a/messages/fake_message_id' })]);
+      const over = (await (await fetch(`${emu.url}/_emulator/validated?token=device-1`)).json()) as { messages: unknown[] };
+      expect(over.messages).toHaveLength(1);
+      expect(emu.stats()).toMatchObject({ accepted: 0, validated: 1 });
+      // A dry run is checked like a send: a dead token or a bad field fails it.
+      const dead = await fetch(`${emu.url}/v1/projects/${alice.projectId}/messages:send`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${accessToken}` },
+        body: JSON.stringify({ message: { ...message, token: 'unregistered-1' }, validate_only: true }),
+      });
+      expect(dead.status).toBe(404);
+      expect((await fetch(`${emu.url}/_emulator/validated`, { method: 'DELETE' })).status).toBe(204);
+      expect(emu.validated()).toEqual([]);
+    });
+
+    it('accepts every documented platform field, in snake_case or lowerCamelCase, and records it as sent', async () => {
+      const full = {
+        token: 'device-p',
+        notification: { title: 'Hi', body: 'there' },
+        android: {
+          priority: 'high',
+          ttl: '3600s',
+          collapse_key: 'score',
+          notification: { channel_id: 'news', sound: 'default', tag: 't', click_action: 'OPEN', color: '#00ff00', icon: 'ic_stat' },
+        },
+        apns: {
+          headers: { 'apns-priority': '10', 'apns-expiration': '1800000000', 'apns-collapse-id': 'score', 'apns-push-type': 'alert' },
+          payload: { aps: { sound: 'default', badge: 2, category: 'NEW', 'thread-id': 'th', 'content-available': 1, 'mutable-content': 1 } },
+          fcm_options: { image: 'https://cdn.example.com/a.png' },
+        },
+        webpush: { headers: { Urgency: 'high', TTL: '3600', Topic: 'score' }, notification: { image: 'https://cdn.example.com/a.png' }, fcm_options: { link: 'https://app.example.com/' } },
+      };
+      expect((await send(emu, accessToken, full)).status).toBe(200);
+      expect(emu.received({ token: 'device-p' })[0].message).toEqual(full);
+      const camel = { token: 'device-c', android: { collapseKey: 'k', priority: 'NORMAL', notification: { channelId: 'c', clickAction: 'A' } } };
+      expect((await send(emu, accessToken, camel)).status).toBe(200);
+    });
+
+    it.each([
+      ['an unknown android field', { android: { urgency: 'high' } }, /Unknown name "urgency" at 'message.android'/],
+      ['an unknown android.notification field', { android: { notification: { channel: 'x' } } }, /Unknown name "channel" at 'message.android.notification'/],
+      ['an android priority of another kind', { android: { priority: 'urgent' } }, /message.android.priority/],
+      ['a ttl that is not a Duration', { android: { ttl: 3600 } }, /google.protobuf.Duration/],
+      ['a ttl over 4 weeks', { android: { ttl: '2419201s' } }, /at most 2419200 seconds/],
+      ['a colour that is not #rrggbb', { android: { notification: { color: 'red' } } }, /#rrggbb/],
+      ['an apns-priority APNs does not know', { apns: { headers: { 'apns-priority': '7' } } }, /Invalid APNs header apns-priority/],
+      ['a background push with priority 10', { apns: { headers: { 'apns-priority': '10', 'apns-push-type': 'background' }, payload: { aps: { 'content-available': 1 } } } }, /apns-priority 5/],
+      ['a badge that is not a number', { apns: { payload: { aps: { badge: 'two' } } } }, /aps.badge/],
+      ['a web link over http', { webpush: { fcm_options: { link: 'http://app.example.com/' } } }, /HTTPS is required/],
+      ['a Web Push Urgency it does not know', { webpush: { headers: { Urgency: 'now' } } }, /Invalid Web Push header Urgency/],
+      ['a Web Push Topic over 32 characters', { webpush: { headers: { Topic: 'x'.repeat(33) } } }, /Invalid Web Push header Topic/],
+    ])('rejects %s with INVALID_ARGUMENT', async (_, block, text) => {
+      const res = await send(emu, accessToken, { token: 't', notification: { title: 'x', body: 'y' }, ...block });
+      expect(res.status).toBe(400);
+      expect(res.body.error.status).toBe('INVALID_ARGUMENT');
+      expect(res.body.error.message).toMatch(text);
       expect(emu.received()).toEqual([]);
     });
 

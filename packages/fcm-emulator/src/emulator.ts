@@ -65,6 +65,8 @@ export interface EmulatorStats {
   tokensIssued: number;
   sendRequests: number;
   accepted: number;
+  /** validate_only requests that passed validation. */
+  validated: number;
   rejected: number;
 }
 
@@ -76,6 +78,8 @@ export interface FcmEmulator {
   readonly port: number;
   addServiceAccount(account: ServiceAccountInput | GoogleServiceAccountJson): void;
   received(filter?: ReceivedFilter): ReceivedMessage[];
+  /** Messages sent with `validate_only` (dry runs): checked like any other, answered, never delivered, kept apart. */
+  validated(filter?: ReceivedFilter): ReceivedMessage[];
   stats(): EmulatorStats;
   setFault(fault: Fault): void;
   clearFaults(): void;
@@ -100,6 +104,7 @@ class EmulatorState {
   private readonly accounts = new Map<string, ServiceAccount>();
   private readonly tokens = new Map<string, IssuedToken>();
   private records: ReceivedMessage[] = [];
+  private validations: ReceivedMessage[] = [];
   private readonly faults: FaultBook;
   private counters: EmulatorStats = emptyStats();
   private messageSeq = 0;
@@ -142,17 +147,24 @@ class EmulatorState {
   }
 
   received(filter: ReceivedFilter = {}): ReceivedMessage[] {
-    const { token, project } = filter;
-    if (token === undefined && project === undefined) return this.records.slice();
-    return this.records.filter((r) => (token === undefined || r.token === token) && (project === undefined || r.project === project));
+    return select(this.records, filter);
+  }
+
+  validated(filter: ReceivedFilter = {}): ReceivedMessage[] {
+    return select(this.validations, filter);
   }
 
   clearReceived(): void {
     this.records = [];
   }
 
+  clearValidated(): void {
+    this.validations = [];
+  }
+
   reset(): void {
     this.records = [];
+    this.validations = [];
     this.faults.clear();
     this.counters = emptyStats();
   }
@@ -224,9 +236,7 @@ class EmulatorState {
 
     const fault = this.faults.forSend(project, token);
     if (fault && fault.kind !== 'slow') return this.reject(faultReply(fault));
-    const reply = validateOnly
-      ? json(200, { name: `projects/${project}/messages/fake_message_id` })
-      : this.accept(project, grant.clientEmail, message, token);
+    const reply = validateOnly ? this.validate(project, grant.clientEmail, message, token) : this.accept(project, grant.clientEmail, message, token);
     if (!fault) return reply;
     return new Promise((resolve) => setTimeout(resolve, fault.delayMs, reply).unref());
   }
@@ -242,19 +252,31 @@ class EmulatorState {
 
   private accept(project: string, clientEmail: string, message: Record<string, unknown>, token: string | undefined): Reply {
     const name = `projects/${project}/messages/${++this.messageSeq}`;
-    if (this.records.length >= this.maxRecords) this.records.splice(0, Math.ceil(this.maxRecords / 2));
-    this.records.push({
-      name,
-      project,
-      token,
-      topic: typeof message.topic === 'string' ? message.topic : undefined,
-      condition: typeof message.condition === 'string' ? message.condition : undefined,
-      clientEmail,
-      message,
-      receivedAt: this.now(),
-    });
+    this.record(this.records, { name, project, clientEmail, message, token });
     this.counters.accepted++;
     return json(200, { name });
+  }
+
+  /** FCM answers a dry run with this fixed name. */
+  private validate(project: string, clientEmail: string, message: Record<string, unknown>, token: string | undefined): Reply {
+    const name = `projects/${project}/messages/fake_message_id`;
+    this.record(this.validations, { name, project, clientEmail, message, token });
+    this.counters.validated++;
+    return json(200, { name });
+  }
+
+  private record(into: ReceivedMessage[], r: { name: string; project: string; clientEmail: string; message: Record<string, unknown>; token: string | undefined }) {
+    if (into.length >= this.maxRecords) into.splice(0, Math.ceil(this.maxRecords / 2));
+    into.push({
+      name: r.name,
+      project: r.project,
+      token: r.token,
+      topic: typeof r.message.topic === 'string' ? r.message.topic : undefined,
+      condition: typeof r.message.condition === 'string' ? r.message.condition : undefined,
+      clientEmail: r.clientEmail,
+      message: r.message,
+      receivedAt: this.now(),
+    });
   }
 
   private reject(reply: Reply): Reply {
@@ -272,6 +294,13 @@ class EmulatorState {
         }
         case 'DELETE /_emulator/messages':
           this.clearReceived();
+          return noContent;
+        case 'GET /_emulator/validated': {
+          const params = new URLSearchParams(query);
+          return json(200, { messages: this.validated({ token: params.get('token') ?? undefined, project: params.get('project') ?? undefined }) });
+        }
+        case 'DELETE /_emulator/validated':
+          this.clearValidated();
           return noContent;
         case 'GET /_emulator/faults':
           return json(200, { faults: this.faults.list() });
@@ -325,7 +354,12 @@ function faultReply(fault: ActiveFault): Reply {
 }
 
 function emptyStats(): EmulatorStats {
-  return { connections: 0, tokenRequests: 0, tokensIssued: 0, sendRequests: 0, accepted: 0, rejected: 0 };
+  return { connections: 0, tokenRequests: 0, tokensIssued: 0, sendRequests: 0, accepted: 0, validated: 0, rejected: 0 };
+}
+
+function select(records: ReceivedMessage[], { token, project }: ReceivedFilter): ReceivedMessage[] {
+  if (token === undefined && project === undefined) return records.slice();
+  return records.filter((r) => (token === undefined || r.token === token) && (project === undefined || r.project === project));
 }
 
 /** Starts the emulator: HTTP/1.1 and h2c (prior knowledge) on one port. */
@@ -414,6 +448,7 @@ export async function startFcmEmulator(options: FcmEmulatorOptions = {}): Promis
     port,
     addServiceAccount: (account) => state.addServiceAccount(account),
     received: (filter) => state.received(filter),
+    validated: (filter) => state.validated(filter),
     stats: () => state.stats(),
     setFault: (fault) => state.setFault(fault),
     clearFaults: () => state.clearFaults(),

@@ -1,9 +1,9 @@
 import { isRecord } from './oauth';
+import { validatePlatformBlocks } from './platforms';
 import { fcmErrors, type Reply } from './replies';
 
 const MESSAGE_FIELDS = new Set(['name', 'data', 'notification', 'android', 'webpush', 'apns', 'fcm_options', 'token', 'topic', 'condition']);
 const NOTIFICATION_FIELDS = new Set(['title', 'body', 'image']);
-const PLATFORM_FIELDS = ['android', 'webpush', 'apns', 'fcm_options'] as const;
 /** FCM rejects these data keys, and any starting with `google` or `gcm`. */
 const RESERVED_DATA_KEYS = new Set(['from', 'notification', 'message_type']);
 /** FCM's limit on a message's notification and data, keys included (an approximation of how FCM counts). */
@@ -63,10 +63,5 @@ export function validateSendRequest(request: unknown): Reply | undefined {
   }
   if (payloadBytes > MAX_PAYLOAD_BYTES) return fcmErrors.invalidArgument('Message is too big', 'message');
 
-  for (const field of PLATFORM_FIELDS) {
-    if (message[field] !== undefined && !isRecord(message[field])) {
-      return fcmErrors.invalidArgument(`Invalid value at 'message.${field}'.`, `message.${field}`);
-    }
-  }
-  return undefined;
+  return validatePlatformBlocks(message);
 }

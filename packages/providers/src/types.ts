@@ -1,3 +1,5 @@
+import type { PushOptions } from '@herald/core';
+
 /** One rendered push for one device token. Every `data` value is already a string (FCM requires it). */
 export interface PushMessage {
   token: string;
@@ -6,6 +8,15 @@ export interface PushMessage {
   imageUrl?: string;
   data?: Record<string, string>;
   platform?: 'android' | 'ios' | 'web';
+  /** Delivery and per-platform options (priority, ttl, collapse key, android / apns / webpush). */
+  options?: PushOptions;
+  /** No notification for the system to show: title and body travel in `data`, for the app to handle. */
+  dataOnly?: boolean;
+}
+
+export interface SendOptions {
+  /** A dry run: the provider validates each message (FCM's `validate_only`) and delivers nothing. */
+  validateOnly?: boolean;
 }
 
 /**
@@ -39,7 +50,7 @@ export interface PushProvider {
    * per-message failures. `onResult`, when given, hears each message's result as soon as it is known
    * (it must not throw); results decided for the whole batch at once may come only in the array.
    */
-  send(messages: readonly PushMessage[], onResult?: (index: number, result: TokenResult) => void): Promise<TokenResult[]>;
+  send(messages: readonly PushMessage[], onResult?: (index: number, result: TokenResult) => void, options?: SendOptions): Promise<TokenResult[]>;
   /** Proves the credentials work (for FCM: obtains an access token) without sending anything. */
   verifyCredentials(): Promise<CredentialCheck>;
   /** Releases connections. */

@@ -47,6 +47,29 @@ describe('FCM provider against the emulator', () => {
       });
     });
 
+    it('sends platform options as FCM documents them, and FCM accepts them', async () => {
+      const now = Math.floor(Date.now() / 1000) * 1000;
+      const options = { priority: 'normal', ttl: 60, collapseKey: 'k1', apns: { badge: 4, threadId: 'chat' } } as const;
+      const results = await provider({ now: () => now }).send([push('ios-1', { platform: 'ios', options }), push('web-1', { platform: 'web', options, dataOnly: true })]);
+      expect(results.map((r) => r.status)).toEqual(['sent', 'sent']);
+      expect(emu.received({ token: 'ios-1' })[0].message).toEqual({
+        token: 'ios-1',
+        notification: { title: 'Hello', body: 'World' },
+        apns: {
+          headers: { 'apns-priority': '5', 'apns-expiration': String(now / 1000 + 60), 'apns-collapse-id': 'k1', 'apns-push-type': 'alert' },
+          payload: { aps: { badge: 4, 'thread-id': 'chat' } },
+        },
+      });
+      expect(emu.received({ token: 'web-1' })[0].message).toEqual({ token: 'web-1', data: { title: 'Hello', body: 'World' }, webpush: { headers: { Urgency: 'normal', TTL: '60', Topic: 'k1' } } });
+    });
+
+    it('a dry run sends validate_only: FCM checks every message and delivers none', async () => {
+      const results = await provider().send([push('dry-1'), push('unregistered-dry')], undefined, { validateOnly: true });
+      expect(results).toEqual([{ status: 'sent', providerMessageId: 'projects/acme/messages/fake_message_id' }, expect.objectContaining({ status: 'invalid_token' })]);
+      expect(emu.received()).toEqual([]);
+      expect(emu.validated().map((m) => m.token)).toEqual(['dry-1']);
+    });
+
     it('sends 1,000 concurrent sends over one connection with one token fetch', async () => {
       const p = provider();
       const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => p.send([push(`device-${i}`)])));

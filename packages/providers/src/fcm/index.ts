@@ -1,7 +1,7 @@
 import './register';
 export { createFcmProvider, FcmProvider, FCM_ORIGIN } from './provider';
 export type { FcmProviderOptions } from './provider';
-export { toFcmMessage } from './message';
+export { toFcmMessage, fcmPayloadBytes, FCM_MAX_PAYLOAD_BYTES } from './message';
 export type { FcmMessage } from './message';
 export { toTokenResult, parseRetryAfter } from './results';
 export { FCM_SCOPE, GOOGLE_TOKEN_URL } from './access-token';

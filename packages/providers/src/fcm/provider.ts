@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders } from 'node:http2';
-import type { CredentialCheck, FcmCredentials, PushMessage, PushProvider, TokenResult } from '../types';
+import type { CredentialCheck, FcmCredentials, PushMessage, PushProvider, SendOptions, TokenResult } from '../types';
 import { AccessTokenError, AccessTokenSource, GOOGLE_TOKEN_URL, type TokenFailure } from './access-token';
 import { Http2Client, TransportError } from './http2-client';
 import { silentLogger, type FcmLogger } from './logger';
@@ -30,6 +30,7 @@ interface Batch {
   /** Results still missing. */
   pending: number;
   onResult?: (index: number, result: TokenResult) => void;
+  validateOnly: boolean;
   done(results: TokenResult[]): void;
 }
 
@@ -65,10 +66,10 @@ export class FcmProvider implements PushProvider {
     this.sendPath = `/v1/projects/${encodeURIComponent(credentials.projectId)}/messages:send`;
   }
 
-  async send(messages: readonly PushMessage[], onResult?: (index: number, result: TokenResult) => void): Promise<TokenResult[]> {
+  async send(messages: readonly PushMessage[], onResult?: (index: number, result: TokenResult) => void, options: SendOptions = {}): Promise<TokenResult[]> {
     if (messages.length === 0) return [];
     if (this.closed) return messages.map(() => ({ status: 'retryable', error: 'FCM client is closed' }));
-    const sending = this.sendAll(messages, onResult);
+    const sending = this.sendAll(messages, onResult, options);
     this.sending.add(sending);
     try {
       return await sending;
@@ -93,7 +94,7 @@ export class FcmProvider implements PushProvider {
     await this.http.close();
   }
 
-  private async sendAll(messages: readonly PushMessage[], onResult?: (index: number, result: TokenResult) => void): Promise<TokenResult[]> {
+  private async sendAll(messages: readonly PushMessage[], onResult: ((index: number, result: TokenResult) => void) | undefined, { validateOnly = false }: SendOptions): Promise<TokenResult[]> {
     let accessToken: string;
     try {
       accessToken = await this.tokens.get();
@@ -103,7 +104,7 @@ export class FcmProvider implements PushProvider {
     }
     const headers = { ':method': 'POST', ':path': this.sendPath, authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
     return new Promise((done) => {
-      this.batches.push({ messages, headers, accessToken, results: new Array<TokenResult>(messages.length), next: 0, pending: messages.length, onResult, done });
+      this.batches.push({ messages, headers, accessToken, results: new Array<TokenResult>(messages.length), next: 0, pending: messages.length, onResult, validateOnly, done });
       const wanted = Math.min(this.maxConcurrentStreams - this.workers, messages.length);
       for (let i = 0; i < wanted; i++) void this.work();
     });
@@ -120,7 +121,7 @@ export class FcmProvider implements PushProvider {
     while ((batch = this.batches[0])) {
       const i = batch.next++;
       if (batch.next === batch.messages.length) this.batches.shift();
-      const result = await this.sendOne(batch.messages[i], batch.headers, batch.accessToken);
+      const result = await this.sendOne(batch.messages[i], batch);
       batch.results[i] = result;
       batch.onResult?.(i, result);
       if (--batch.pending === 0) batch.done(batch.results);
@@ -128,10 +129,11 @@ export class FcmProvider implements PushProvider {
     this.workers--;
   }
 
-  private async sendOne(message: PushMessage, headers: OutgoingHttpHeaders, accessToken: string): Promise<TokenResult> {
+  private async sendOne(message: PushMessage, { headers, accessToken, validateOnly }: Batch): Promise<TokenResult> {
     let response;
     try {
-      response = await this.http.request(headers, JSON.stringify({ message: toFcmMessage(message) }));
+      const fcmMessage = toFcmMessage(message, this.now());
+      response = await this.http.request(headers, JSON.stringify(validateOnly ? { message: fcmMessage, validate_only: true } : { message: fcmMessage }));
     } catch (err) {
       if (err instanceof TransportError) return { status: 'retryable', error: err.message };
       return { status: 'failed', error: `FCM request not sent: ${(err as Error).message}` };
