@@ -6,7 +6,8 @@ import type { ProjectCache } from './project-cache';
 import { uuid } from './define-route';
 
 export type Caller =
-  | { type: 'user'; userId: string; email: string; role: Role }
+  /** `sessionId`: the refresh-token family the access token was issued with (absent in older tokens). */
+  | { type: 'user'; userId: string; email: string; role: Role; sessionId?: string }
   /** An API key acts as its project; the project comes with the key's lookup. */
   | { type: 'apiKey'; keyId: string; projectId: string; project: { id: string; name: string; ownerId: string } };
 
@@ -29,10 +30,19 @@ const userId = uuid('sub');
 interface AccessClaims {
   sub: string;
   typ: 'access';
+  /** The session: the refresh-token family the token was issued with. */
+  sid?: string;
 }
 
-export function signAccessToken(secret: string, userId: string, ttlSeconds: number): string {
-  return jwt.sign({ typ: 'access' }, secret, { algorithm: 'HS256', subject: userId, expiresIn: ttlSeconds });
+export function signAccessToken(secret: string, userId: string, ttlSeconds: number, sessionId: string): string {
+  return jwt.sign({ typ: 'access', sid: sessionId }, secret, { algorithm: 'HS256', subject: userId, expiresIn: ttlSeconds });
+}
+
+interface BearerRow {
+  id: string;
+  email: string;
+  role: Role;
+  ended: boolean;
 }
 
 /** The `X-Api-Key` header's value (the first, if sent twice). */
@@ -103,9 +113,20 @@ export class Authenticator {
     }
     // Only this API signs tokens, but a `sub` that is no id must be a 401 rather than a failed query.
     if (claims.typ !== 'access' || typeof claims.sub !== 'string' || !userId.safeParse(claims.sub).success) throw AppError.unauthorized(AUTH_MESSAGES.invalidToken);
-    const user = await this.db.user.findUnique({ where: { id: claims.sub }, select: { id: true, email: true, role: true } });
-    if (!user) throw AppError.unauthorized(AUTH_MESSAGES.invalidToken);
-    return { type: 'user', userId: user.id, email: user.email, role: user.role };
+    const sessionId = claims.sid;
+    if (sessionId !== undefined && (typeof sessionId !== 'string' || !userId.safeParse(sessionId).success)) throw AppError.unauthorized(AUTH_MESSAGES.invalidToken);
+    // The user is read on every bearer request anyway; whether the token's session ended (logout, a
+    // password change or reset) is read in the same query, so a session ended through any instance is
+    // refused by all of them at the next request, at no extra round trip. (Tokens from before sessions
+    // were named carry no `sid`, and live out their lifetime.)
+    const [user] = await this.db.$queryRaw<BearerRow[]>`
+      SELECT u."id", u."email", u."role"::text AS "role",
+             EXISTS (
+               SELECT 1 FROM "RefreshToken" r WHERE r."familyId" = ${sessionId ?? null}::uuid AND r."sessionEndedAt" IS NOT NULL
+             ) AS "ended"
+      FROM "User" u WHERE u."id" = ${claims.sub}::uuid`;
+    if (!user || user.ended) throw AppError.unauthorized(AUTH_MESSAGES.invalidToken);
+    return { type: 'user', userId: user.id, email: user.email, role: user.role, sessionId };
   }
 
   private async fromApiKey(req: Request, raw: string | undefined): Promise<Caller> {

@@ -98,7 +98,7 @@ export function authRoutes(auth: AuthService, limiter: LimiterFactory, { signupE
         rateLimit: passwordCheckLimit,
         response: messageResponse,
       },
-      ({ caller, body }) => auth.changePassword(caller.userId, body.currentPassword, body.newPassword),
+      ({ caller, body }) => auth.changePassword(caller.userId, body.currentPassword, body.newPassword, caller.sessionId),
     ),
   ];
 }

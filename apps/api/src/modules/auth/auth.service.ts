@@ -95,7 +95,7 @@ export class AuthService {
       },
     });
     return {
-      accessToken: signAccessToken(this.settings.jwtSecret, userId, this.settings.accessTtl),
+      accessToken: signAccessToken(this.settings.jwtSecret, userId, this.settings.accessTtl, familyId),
       refreshToken,
       expiresIn: this.settings.accessTtl,
       tokenType: 'Bearer',
@@ -134,12 +134,24 @@ export class AuthService {
     if (token) await this.revokeFamily(token.familyId);
   }
 
-  private revokeFamily(familyId: string) {
-    return this.db.refreshToken.updateMany({ where: { familyId, revokedAt: null }, data: { revokedAt: new Date() } });
+  /** Ends one session: its refresh tokens are revoked and its access tokens refused from now on. */
+  private async revokeFamily(familyId: string) {
+    const now = new Date();
+    await this.db.$transaction([
+      this.db.refreshToken.updateMany({ where: { familyId, revokedAt: null }, data: { revokedAt: now } }),
+      this.db.refreshToken.updateMany({ where: { familyId, sessionEndedAt: null }, data: { sessionEndedAt: now } }),
+    ]);
   }
 
-  private revokeAllSessions(userId: string, tx: Prisma.TransactionClient = this.db) {
-    return tx.refreshToken.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: new Date() } });
+  /**
+   * Revokes every refresh token of the user and ends their sessions: their access tokens are refused
+   * from the next request on. `keep` (a password change) is the caller's own session, whose access
+   * token lives out its lifetime (it cannot be refreshed), so that the change does not sign them out.
+   */
+  private async revokeAllSessions(userId: string, tx: Prisma.TransactionClient = this.db, keep?: string) {
+    const now = new Date();
+    await tx.refreshToken.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: now } });
+    await tx.refreshToken.updateMany({ where: { userId, sessionEndedAt: null, ...(keep ? { familyId: { not: keep } } : {}) }, data: { sessionEndedAt: now } });
   }
 
   async me(userId: string) {
@@ -185,14 +197,14 @@ export class AuthService {
     return { message: 'Password has been reset' };
   }
 
-  async changePassword(userId: string, currentPassword: string, newPassword: string) {
+  async changePassword(userId: string, currentPassword: string, newPassword: string, sessionId?: string) {
     const user = await this.db.user.findUnique({ where: { id: userId }, select: { passwordHash: true } });
     if (!user) throw AppError.unauthorized('Invalid token');
     if (!(await this.verifyPassword(currentPassword, user.passwordHash))) throw AppError.badRequest('Current password is incorrect');
     const passwordHash = await this.hashPassword(newPassword);
     await this.db.$transaction(async (tx) => {
       await tx.user.update({ where: { id: userId }, data: { passwordHash } });
-      await this.revokeAllSessions(userId, tx);
+      await this.revokeAllSessions(userId, tx, sessionId);
     });
     return { message: 'Password has been changed' };
   }
