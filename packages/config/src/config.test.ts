@@ -59,11 +59,12 @@ describe('loadApiConfig', () => {
     expect(c).toMatchObject({
       signupEnabled: true,
       apiKeysPerProject: 100,
-      rateLimits: { signinPerIp: 100, passwordCheck: 10, invites: { perProject: 50, perInviter: 50, perAddress: 20 }, projectSend: 0 },
+      rateLimits: { signinPerIp: 300, passwordCheck: 10, invites: { perProject: 100, perInviter: 100, perAddress: 20 }, projectSend: 0 },
       http: { headersTimeoutMs: 20_000, requestTimeoutMs: 30_000 },
       metricsToken: undefined,
     });
     expect(loadApiConfig({ ...prod, RATE_LIMIT_AUTH: '50' }).rateLimits).toMatchObject({ signinPerIp: 500, passwordCheck: 50 });
+    expect(loadApiConfig({ ...prod, RATE_LIMIT_SIGNUP: '1000' }).rateLimits).toMatchObject({ signinPerIp: 10_000, passwordCheck: 10 });
     const o = loadApiConfig({ ...prod, SIGNUP_ENABLED: 'false', API_KEYS_PER_PROJECT: '3', RATE_LIMIT_SIGNIN_PER_IP: '7', RATE_LIMIT_PROJECT_SEND: '1000', METRICS_TOKEN: 's3cret' });
     expect(o).toMatchObject({ signupEnabled: false, apiKeysPerProject: 3, rateLimits: { signinPerIp: 7, projectSend: 1000 }, metricsToken: 's3cret' });
     expect(() => loadApiConfig({ ...prod, SIGNUP_ENABLED: 'no' })).toThrow(/SIGNUP_ENABLED/);

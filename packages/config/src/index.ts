@@ -60,13 +60,16 @@ const apiSchema = z.object({
   RATE_LIMIT_SEND_BULK: intFrom(10, 1),
   RATE_LIMIT_AUTH: intFrom(10, 1),
   RATE_LIMIT_SIGNUP: intFrom(30, 1),
-  /** Sign-ins per IP per minute, whatever the e-mail. Default: ten times RATE_LIMIT_AUTH. */
+  /**
+   * Sign-ins per IP per minute, whatever the e-mail. Default: ten times the larger of RATE_LIMIT_AUTH
+   * and RATE_LIMIT_SIGNUP, so that a client may sign in to every account it may create, ten times.
+   */
   RATE_LIMIT_SIGNIN_PER_IP: z.coerce.number().int().min(1).optional(),
   /** Password checks per user per minute (change-password, accepting an invite into an existing account). Default: RATE_LIMIT_AUTH. */
   RATE_LIMIT_PASSWORD_CHECK: z.coerce.number().int().min(1).optional(),
   /** Invite mails (new invites and resends) per hour: per project, per inviting user, per invited address. */
-  RATE_LIMIT_INVITES_PER_PROJECT: intFrom(50, 1),
-  RATE_LIMIT_INVITES_PER_INVITER: intFrom(50, 1),
+  RATE_LIMIT_INVITES_PER_PROJECT: intFrom(100, 1),
+  RATE_LIMIT_INVITES_PER_INVITER: intFrom(100, 1),
   RATE_LIMIT_INVITES_PER_ADDRESS: intFrom(20, 1),
   /** Sends (send and send-bulk together) per project per minute, over all its credentials. Unset or 0: no such limit. */
   RATE_LIMIT_PROJECT_SEND: intFrom(0, 0),
@@ -278,7 +281,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
       sendBulk: e.RATE_LIMIT_SEND_BULK,
       auth: e.RATE_LIMIT_AUTH,
       signup: e.RATE_LIMIT_SIGNUP,
-      signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP ?? 10 * e.RATE_LIMIT_AUTH,
+      signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP ?? 10 * Math.max(e.RATE_LIMIT_AUTH, e.RATE_LIMIT_SIGNUP),
       passwordCheck: e.RATE_LIMIT_PASSWORD_CHECK ?? e.RATE_LIMIT_AUTH,
       invites: { perProject: e.RATE_LIMIT_INVITES_PER_PROJECT, perInviter: e.RATE_LIMIT_INVITES_PER_INVITER, perAddress: e.RATE_LIMIT_INVITES_PER_ADDRESS },
       projectSend: e.RATE_LIMIT_PROJECT_SEND,

@@ -24,7 +24,7 @@ async function settle(h: Harness, email: string, n: number) {
 describe('with the default limits (20 mails an hour to one address)', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startApi({ QUEUE_PREFIX: prefix('invite-defaults'), RATE_LIMIT_INVITES_PER_PROJECT: '50', RATE_LIMIT_INVITES_PER_INVITER: '50', RATE_LIMIT_INVITES_PER_ADDRESS: '20' });
+    h = await startApi({ QUEUE_PREFIX: prefix('invite-defaults'), RATE_LIMIT_INVITES_PER_PROJECT: '100', RATE_LIMIT_INVITES_PER_INVITER: '100', RATE_LIMIT_INVITES_PER_ADDRESS: '20' });
   });
   afterAll(() => h.close());
 
