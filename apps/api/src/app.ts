@@ -5,6 +5,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { errorBody, reasonPhrase } from '@herald/core';
 import type { ApiContainer } from './container';
+import { mountDashboard } from './dashboard/serve';
 import { mountRoutes } from './http/define-route';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { createApiMetrics } from './http/metrics';
@@ -33,6 +34,8 @@ export function createApp(c: ApiContainer): Express {
   mountHealth(app, c);
   if (metrics) app.get('/metrics', metrics.handler);
   mountApiDocs(app, () => buildOpenApiDocument(routes));
+  // Last: the dashboard's files and pages never stand in front of an API route.
+  mountDashboard(app);
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

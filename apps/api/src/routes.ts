@@ -4,6 +4,7 @@ import { apiKeyRoutes } from './modules/api-keys/api-keys.routes';
 import { authRoutes } from './modules/auth/auth.routes';
 import { deviceRoutes } from './modules/devices/devices.routes';
 import { notificationRoutes } from './modules/notifications/notifications.routes';
+import { overviewRoutes } from './modules/overview/overview.routes';
 import { inviteRoutes } from './modules/invites/invites.routes';
 import { projectRoutes } from './modules/projects/projects.routes';
 import { pushConfigRoutes } from './modules/push-config/push-config.routes';
@@ -23,5 +24,6 @@ export function apiRoutes(c: ApiContainer): RouteDefinition[] {
     ...apiKeyRoutes(c),
     ...pushConfigRoutes(c),
     ...templateRoutes(c),
+    ...overviewRoutes(c),
   ];
 }

@@ -716,6 +716,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{projectId}/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Notifications sent and failed over the last 24 hours and 7 days, and devices by platform */
+        get: operations["getProjectsByProjectIdOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -3207,6 +3224,66 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProjectsByProjectIdOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        generatedAt: string;
+                        last24h: {
+                            notifications: number;
+                            sent: number;
+                            failed: number;
+                            hours: {
+                                /** Format: date-time */
+                                start: string;
+                                notifications: number;
+                                sent: number;
+                                failed: number;
+                            }[];
+                        };
+                        last7d: {
+                            notifications: number;
+                            sent: number;
+                            failed: number;
+                            days: {
+                                /** Format: date-time */
+                                start: string;
+                                notifications: number;
+                                sent: number;
+                                failed: number;
+                            }[];
+                        };
+                        devices: {
+                            total: number;
+                            byPlatform: {
+                                platform: string;
+                                count: number;
+                            }[];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];

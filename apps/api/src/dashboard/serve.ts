@@ -1,0 +1,28 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import express, { type IRouter, type RequestHandler } from 'express';
+
+/** The dashboard's build (`apps/dashboard`, built by `pnpm build`), from both src/ and dist/. */
+export const DASHBOARD_DIR = path.resolve(__dirname, '../../../dashboard/dist');
+
+/**
+ * Serves the dashboard's static files, and its `index.html` for any other GET a browser makes for a
+ * page (`/accept-invite?token=…` and `/reset-password?token=…` are the e-mails' links), so that the
+ * client-side router decides. Mounted after every API route: an API path is never shadowed, and a
+ * client that asks for JSON (any API client, curl's `*\/*`) still gets the JSON 404 for an unknown
+ * path. Without a build (the API alone, e.g. in tests of other modules) nothing is mounted.
+ */
+export function mountDashboard(router: IRouter, dir = DASHBOARD_DIR): boolean {
+  const index = path.join(dir, 'index.html');
+  if (!existsSync(index)) return false;
+  // File names under assets/ carry a content hash.
+  router.use('/assets', express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '1y', index: false, fallthrough: true }));
+  router.use(express.static(dir, { index: false, maxAge: 0 }));
+  const page: RequestHandler = (req, res, next) => {
+    if (req.accepts(['json', 'html']) !== 'html') return next();
+    res.set('Cache-Control', 'no-cache');
+    res.sendFile('index.html', { root: dir });
+  };
+  router.get(/.*/, page);
+  return true;
+}

@@ -1,0 +1,57 @@
+export interface ChartBucket {
+  label: string;
+  sent: number;
+  failed: number;
+}
+
+const SENT = '#4338ca';
+const FAILED = '#f04438';
+
+/** Stacked bars of sent and failed deliveries; the numbers are also in the bars' titles and a hidden table for screen readers. */
+export function BarChart({ title, buckets, labelEvery = 1 }: { title: string; buckets: ChartBucket[]; labelEvery?: number }) {
+  const width = 460;
+  const height = 170;
+  const top = 10;
+  const bottom = 24;
+  const left = 32;
+  const max = Math.max(1, ...buckets.map((b) => b.sent + b.failed));
+  const scale = (v: number) => (v / max) * (height - top - bottom);
+  const slot = (width - left) / buckets.length;
+  const bar = Math.max(4, Math.min(40, slot * 0.6));
+  const ticks = [0, Math.round(max / 2), max].filter((v, i, a) => a.indexOf(v) === i);
+  return (
+    <figure style={{ margin: 0 }}>
+      <svg className="chart" viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`${title}: ${buckets.reduce((n, b) => n + b.sent, 0)} sent, ${buckets.reduce((n, b) => n + b.failed, 0)} failed`}>
+        {ticks.map((t) => (
+          <g key={t}>
+            <line x1={left} x2={width} y1={height - bottom - scale(t)} y2={height - bottom - scale(t)} stroke="#eaecf0" />
+            <text x={left - 6} y={height - bottom - scale(t) + 4} textAnchor="end">
+              {t}
+            </text>
+          </g>
+        ))}
+        {buckets.map((b, i) => {
+          const x = left + i * slot + (slot - bar) / 2;
+          const hs = scale(b.sent);
+          const hf = scale(b.failed);
+          return (
+            <g key={i}>
+              <title>{`${b.label}: ${b.sent} sent, ${b.failed} failed`}</title>
+              <rect x={x} width={bar} y={height - bottom - hs} height={hs} fill={SENT} rx={2} />
+              <rect x={x} width={bar} y={height - bottom - hs - hf} height={hf} fill={FAILED} rx={2} />
+              {i % labelEvery === 0 && (
+                <text x={x + bar / 2} y={height - 6} textAnchor="middle">
+                  {b.label}
+                </text>
+              )}
+            </g>
+          );
+        })}
+      </svg>
+      <figcaption className="legend">
+        <span style={{ ['--swatch' as string]: SENT }}>Sent</span>
+        <span style={{ ['--swatch' as string]: FAILED }}>Failed</span>
+      </figcaption>
+    </figure>
+  );
+}

@@ -1,0 +1,244 @@
+import { useState, type DragEvent } from 'react';
+import { testProvider, useAddProvider, useCreatePushConfig, useDeleteProvider, useProviders, usePushConfig, useSetPriorities, useSetPushEnabled, useUpdateProvider, type Schemas } from '../api/hooks';
+import { useProjectContext } from '../components/layout';
+import { Button, Card, ConfirmButton, EmptyState, ErrorNotice, Loading, Modal, Notice, PageHeader, StatusBadge, Switch, TextArea, TextField } from '../components/ui';
+import { parseServiceAccount, type FcmConfig } from '../lib/service-account';
+
+type Provider = Schemas['Provider'];
+
+/** The new order as the bulk priorities body: 1, 2, 3… in list order. */
+const priorities = (list: Provider[]) => list.map((p, i) => ({ id: p.id, priority: i + 1 }));
+
+export function ProvidersPage() {
+  const { projectId, isAdmin } = useProjectContext();
+  const config = usePushConfig(projectId);
+  const providers = useProviders(projectId);
+  const createConfig = useCreatePushConfig(projectId);
+  const setEnabled = useSetPushEnabled(projectId);
+  const update = useUpdateProvider(projectId);
+  const remove = useDeleteProvider(projectId);
+  const reorder = useSetPriorities(projectId);
+  const [tests, setTests] = useState<Record<string, { ok: boolean; error?: string } | 'running'>>({});
+  const [dragged, setDragged] = useState<string | null>(null);
+  const list = providers.data ?? [];
+
+  const move = (from: number, to: number) => {
+    if (to < 0 || to >= list.length || from === to) return;
+    const next = [...list];
+    const [item] = next.splice(from, 1);
+    next.splice(to, 0, item);
+    reorder.mutate(priorities(next));
+  };
+  const runTest = async (id: string) => {
+    setTests((t) => ({ ...t, [id]: 'running' }));
+    try {
+      const r = await testProvider(id);
+      setTests((t) => ({ ...t, [id]: r }));
+    } catch (e) {
+      setTests((t) => ({ ...t, [id]: { ok: false, error: (e as Error).message } }));
+    }
+  };
+  const onDrop = (e: DragEvent, to: number) => {
+    e.preventDefault();
+    const from = list.findIndex((p) => p.id === dragged);
+    setDragged(null);
+    if (from >= 0) move(from, to);
+  };
+
+  return (
+    <>
+      <PageHeader
+        title="Push providers"
+        description="Herald delivers through your Firebase Cloud Messaging service accounts, in priority order: when one fails, the next takes over."
+        actions={isAdmin && config.data ? <AddProvider projectId={projectId} nextPriority={list.length + 1} /> : undefined}
+      />
+      <div className="stack">
+        {!isAdmin && <Notice>Only project admins can change push settings and providers.</Notice>}
+        <Card title="Push notifications" description="When push is off, sends are refused with a clear error; nothing is queued.">
+          {config.isLoading ? (
+            <Loading />
+          ) : config.error ? (
+            <ErrorNotice error={config.error} />
+          ) : !config.data ? (
+            <div className="stack-sm">
+              <p>Push is not set up for this project yet.</p>
+              <div>
+                <Button variant="primary" disabled={!isAdmin || createConfig.isPending} onClick={() => createConfig.mutate()}>
+                  Set up push
+                </Button>
+              </div>
+              <ErrorNotice error={createConfig.error} />
+            </div>
+          ) : (
+            <div className="stack-sm">
+              <div className="row">
+                <Switch label="Push notifications enabled" showLabel checked={config.data.enabled} disabled={!isAdmin || setEnabled.isPending} onCheckedChange={(v) => setEnabled.mutate(v)} />
+                <StatusBadge status={config.data.enabled ? 'enabled' : 'disabled'} />
+              </div>
+              <ErrorNotice error={setEnabled.error} />
+            </div>
+          )}
+        </Card>
+        {config.data && (
+          <Card title="Providers" description={isAdmin ? 'Drag a row, or use the arrows, to change the failover order.' : undefined} bodyless>
+            {providers.isLoading ? (
+              <Loading />
+            ) : providers.error ? (
+              <div className="card-body"><ErrorNotice error={providers.error} /></div>
+            ) : !list.length ? (
+              <EmptyState title="No providers yet" action={isAdmin ? <AddProvider projectId={projectId} nextPriority={1} /> : undefined}>
+                Add a provider to start sending: upload the service-account key of your Firebase project.
+              </EmptyState>
+            ) : (
+              <>
+                {(reorder.error || update.error || remove.error) && <div className="card-body"><ErrorNotice error={reorder.error ?? update.error ?? remove.error} /></div>}
+                <div className="table-wrap">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th>Order</th>
+                        <th>Provider</th>
+                        <th className="hide-sm">Private key</th>
+                        <th>Enabled</th>
+                        <th><span className="visually-hidden">Actions</span></th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {list.map((p, i) => {
+                        const test = tests[p.id];
+                        return (
+                          <tr
+                            key={p.id}
+                            draggable={isAdmin}
+                            className={dragged === p.id ? 'dragging' : undefined}
+                            onDragStart={() => setDragged(p.id)}
+                            onDragOver={(e) => isAdmin && e.preventDefault()}
+                            onDrop={(e) => onDrop(e, i)}
+                            onDragEnd={() => setDragged(null)}
+                          >
+                            <td>
+                              <div className="row" style={{ gap: 4, flexWrap: 'nowrap' }}>
+                                <span className="badge">{p.priority}</span>
+                                {isAdmin && (
+                                  <>
+                                    <Button size="sm" className="btn-icon" aria-label={`Move ${p.name} up`} disabled={i === 0 || reorder.isPending} onClick={() => move(i, i - 1)}>↑</Button>
+                                    <Button size="sm" className="btn-icon" aria-label={`Move ${p.name} down`} disabled={i === list.length - 1 || reorder.isPending} onClick={() => move(i, i + 1)}>↓</Button>
+                                  </>
+                                )}
+                              </div>
+                            </td>
+                            <td>
+                              <div className="cell-main">{p.name}</div>
+                              <div className="cell-sub truncate">{String(p.config.projectId)} · {String(p.config.clientEmail)}</div>
+                              {test && test !== 'running' && (
+                                <div className={`small ${test.ok ? '' : ''}`} role="status" style={{ color: test.ok ? 'var(--success)' : 'var(--danger)' }}>
+                                  {test.ok ? 'Credentials accepted by Google.' : `Credentials rejected: ${test.error ?? 'unknown error'}`}
+                                </div>
+                              )}
+                            </td>
+                            <td className="hide-sm"><code>{String(p.config.privateKey)}</code></td>
+                            <td>
+                              <Switch label={`${p.name} enabled`} checked={p.enabled} disabled={!isAdmin || update.isPending} onCheckedChange={(enabled) => update.mutate({ id: p.id, enabled })} />
+                            </td>
+                            <td className="actions-cell">
+                              {isAdmin && (
+                                <div className="actions">
+                                  <Button size="sm" aria-label={`Test ${p.name}`} disabled={test === 'running'} onClick={() => void runTest(p.id)}>
+                                    {test === 'running' ? 'Testing…' : 'Test'}
+                                  </Button>
+                                  <ConfirmButton label="Delete" ariaLabel={`Delete ${p.name}`} title={`Delete ${p.name}?`} description="Its stored credentials are deleted. Sends use the remaining providers." confirmLabel="Delete provider" onConfirm={() => remove.mutateAsync(p.id)} />
+                                </div>
+                              )}
+                            </td>
+                          </tr>
+                        );
+                      })}
+                    </tbody>
+                  </table>
+                </div>
+              </>
+            )}
+          </Card>
+        )}
+      </div>
+    </>
+  );
+}
+
+function AddProvider({ projectId, nextPriority }: { projectId: string; nextPriority: number }) {
+  const [open, setOpen] = useState(false);
+  const [text, setText] = useState('');
+  const [name, setName] = useState('');
+  const [parsed, setParsed] = useState<FcmConfig | null>(null);
+  const [parseError, setParseError] = useState<string | null>(null);
+  const add = useAddProvider(projectId);
+  const read = (json: string) => {
+    setText(json);
+    if (!json.trim()) return void (setParsed(null), setParseError(null));
+    const r = parseServiceAccount(json);
+    if (r.ok) {
+      setParsed(r.config);
+      setParseError(null);
+      setName((n) => n || r.name);
+    } else {
+      setParsed(null);
+      setParseError(r.error);
+    }
+  };
+  const close = (o: boolean) => {
+    setOpen(o);
+    if (!o) {
+      setText('');
+      setName('');
+      setParsed(null);
+      setParseError(null);
+      add.reset();
+    }
+  };
+  return (
+    <>
+      <Button variant="primary" onClick={() => setOpen(true)}>
+        Add FCM provider
+      </Button>
+      <Modal open={open} onOpenChange={close} title="Add an FCM provider" description="In the Firebase console: Project settings → Service accounts → Generate new private key. Upload that file or paste its content." wide>
+        <form
+          className="stack"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (parsed) add.mutate({ name: name.trim(), priority: nextPriority, config: parsed }, { onSuccess: () => close(false) });
+          }}
+        >
+          <div className="field">
+            <label htmlFor="sa-file">Service-account key file</label>
+            <input id="sa-file" type="file" accept="application/json,.json" onChange={(e) => void e.target.files?.[0]?.text().then(read)} />
+          </div>
+          <TextArea label="…or paste its JSON" className="mono" rows={5} value={parsed ? '' : text} placeholder={parsed ? 'Key file loaded.' : '{ "type": "service_account", "project_id": … }'} onChange={(e) => read(e.target.value)} error={parseError ?? undefined} />
+          {parsed && (
+            <dl className="card card-body grid-2" style={{ margin: 0, boxShadow: 'none' }}>
+              <div>
+                <dt className="stat-label">Firebase project</dt>
+                <dd style={{ margin: 0 }}>{parsed.projectId}</dd>
+              </div>
+              <div>
+                <dt className="stat-label">Service account</dt>
+                <dd style={{ margin: 0, wordBreak: 'break-all' }}>{parsed.clientEmail}</dd>
+              </div>
+              <div>
+                <dt className="stat-label">Private key</dt>
+                <dd style={{ margin: 0 }}>•••••••• loaded; stored encrypted and never shown again</dd>
+              </div>
+            </dl>
+          )}
+          <TextField label="Name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} hint={`Priority ${nextPriority}: after the providers you already have.`} />
+          <ErrorNotice error={add.error} />
+          <div className="dialog-actions">
+            <Button onClick={() => close(false)}>Cancel</Button>
+            <Button variant="primary" type="submit" disabled={!parsed || add.isPending}>
+              Add provider
+            </Button>
+          </div>
+        </form>
+      </Modal>
+    </>
+  );
+}

@@ -1,0 +1,271 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { exportTemplates, useCreateTemplate, useDeleteTemplate, useImportTemplates, usePreview, useTemplate, useTemplates, useUpdateTemplate, type Schemas } from '../api/hooks';
+import { useProjectContext } from '../components/layout';
+import { Button, Card, ConfirmButton, EmptyState, ErrorNotice, formatDate, Loading, Modal, Notice, PageHeader, Pagination, TextArea, TextField } from '../components/ui';
+import { useDebounced } from '../lib/use-debounced';
+import { detectVariables, nestVariables } from '../lib/variables';
+
+export function TemplatesPage() {
+  const { projectId, project } = useProjectContext();
+  const [page, setPage] = useState(1);
+  const templates = useTemplates(projectId, page);
+  const [exportError, setExportError] = useState<unknown>(null);
+  const download = async () => {
+    setExportError(null);
+    try {
+      const file = await exportTemplates(projectId);
+      const url = URL.createObjectURL(new Blob([JSON.stringify(file, null, 2)], { type: 'application/json' }));
+      const a = Object.assign(document.createElement('a'), { href: url, download: `herald-templates-${project.name.replace(/[^\w-]+/g, '-').toLowerCase()}.json` });
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    } catch (e) {
+      setExportError(e);
+    }
+  };
+  const newLink = (
+    <Link className="btn btn-primary" to={`/p/${projectId}/templates/new`}>
+      New template
+    </Link>
+  );
+  return (
+    <>
+      <PageHeader
+        title="Templates"
+        description={<>The title and body of your notifications, with <code>{'{{variables}}'}</code> filled in at send time.</>}
+        actions={
+          <>
+            <Button onClick={download}>Export</Button>
+            <ImportTemplates projectId={projectId} />
+            {newLink}
+          </>
+        }
+      />
+      <ErrorNotice error={exportError} />
+      <Card bodyless>
+        {templates.isLoading ? (
+          <Loading />
+        ) : templates.error ? (
+          <div className="card-body"><ErrorNotice error={templates.error} /></div>
+        ) : !templates.data?.data.length ? (
+          <EmptyState title="No templates yet" action={newLink}>
+            Create a template to send your first notification, or import the export file of another project.
+          </EmptyState>
+        ) : (
+          <>
+            <div className="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th>Name</th>
+                    <th>Title</th>
+                    <th className="hide-sm">Updated</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {templates.data.data.map((t) => (
+                    <tr key={t.id}>
+                      <td><Link className="cell-main" to={`/p/${projectId}/templates/${t.id}`}>{t.name}</Link></td>
+                      <td className="truncate">{t.title}</td>
+                      <td className="hide-sm muted">{formatDate(t.updatedAt)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <Pagination page={page} totalPages={templates.data.meta.totalPages} total={templates.data.meta.total} onPage={setPage} noun="templates" />
+          </>
+        )}
+      </Card>
+    </>
+  );
+}
+
+function ImportTemplates({ projectId }: { projectId: string }) {
+  const [open, setOpen] = useState(false);
+  const [file, setFile] = useState<File | null>(null);
+  const [mode, setMode] = useState<'skip' | 'overwrite'>('skip');
+  const run = useImportTemplates(projectId);
+  return (
+    <>
+      <Button onClick={() => setOpen(true)}>Import</Button>
+      <Modal open={open} onOpenChange={(o) => { setOpen(o); if (!o) { run.reset(); setFile(null); } }} title="Import templates" description="Upload a file exported from a Herald project. Its ids are ignored: templates are matched by name.">
+        {run.data ? (
+          <div className="stack">
+            <Notice kind="success">
+              {run.data.imported} imported, {run.data.updated} updated, {run.data.skipped} skipped.
+            </Notice>
+            <div className="dialog-actions">
+              <Button variant="primary" onClick={() => setOpen(false)}>Done</Button>
+            </div>
+          </div>
+        ) : (
+          <form
+            className="stack"
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (file) run.mutate({ file, mode });
+            }}
+          >
+            <div className="field">
+              <label htmlFor="import-file">Export file (.json)</label>
+              <input id="import-file" type="file" accept="application/json,.json" required onChange={(e) => setFile(e.target.files?.[0] ?? null)} />
+            </div>
+            <fieldset>
+              <legend>When a template with the same name exists</legend>
+              <div className="radio-row">
+                <label><input type="radio" name="mode" checked={mode === 'skip'} onChange={() => setMode('skip')} /> Keep it (skip)</label>
+                <label><input type="radio" name="mode" checked={mode === 'overwrite'} onChange={() => setMode('overwrite')} /> Replace it (overwrite)</label>
+              </div>
+            </fieldset>
+            <ErrorNotice error={run.error} />
+            <div className="dialog-actions">
+              <Button onClick={() => setOpen(false)}>Cancel</Button>
+              <Button variant="primary" type="submit" disabled={!file || run.isPending}>Import</Button>
+            </div>
+          </form>
+        )}
+      </Modal>
+    </>
+  );
+}
+
+interface Draft {
+  name: string;
+  title: string;
+  body: string;
+  data: string;
+}
+const draftOf = (t?: Schemas['Template']): Draft => ({ name: t?.name ?? '', title: t?.title ?? '', body: t?.body ?? '', data: t?.data && Object.keys(t.data).length ? JSON.stringify(t.data, null, 2) : '' });
+
+function parseData(text: string): { ok: true; value?: Record<string, unknown> } | { ok: false; error: string } {
+  if (!text.trim()) return { ok: true, value: undefined };
+  try {
+    const v = JSON.parse(text);
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return { ok: false, error: 'Data must be a JSON object, e.g. {"screen": "inbox"}.' };
+    return { ok: true, value: v };
+  } catch {
+    return { ok: false, error: 'This is not valid JSON.' };
+  }
+}
+
+export function TemplateEditorPage() {
+  const { projectId } = useProjectContext();
+  const { templateId } = useParams();
+  const navigate = useNavigate();
+  const template = useTemplate(templateId);
+  const create = useCreateTemplate(projectId);
+  const update = useUpdateTemplate(projectId, templateId ?? '');
+  const remove = useDeleteTemplate(projectId);
+  const [draft, setDraft] = useState<Draft>(draftOf());
+  const loadedFor = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (template.data && loadedFor.current !== template.data.id) {
+      loadedFor.current = template.data.id;
+      setDraft(draftOf(template.data));
+    }
+  }, [template.data]);
+  const [samples, setSamples] = useState<Record<string, string>>({});
+  const variables = useMemo(() => detectVariables(draft.title, draft.body), [draft.title, draft.body]);
+  const data = parseData(draft.data);
+  const saved = draftOf(template.data);
+  const dirty = !templateId || JSON.stringify(saved) !== JSON.stringify(draft);
+  const sampleVars = useDebounced(useMemo(() => nestVariables(Object.fromEntries(variables.map((v) => [v, samples[v] ?? '']))), [variables, samples]));
+  const preview = usePreview(projectId, templateId, sampleVars);
+  const save = useMemo(() => (templateId ? update : create), [templateId, update, create]);
+
+  if (templateId && template.isLoading) return <Loading />;
+  if (templateId && template.error) return <ErrorNotice error={template.error} />;
+
+  const submit = () => {
+    if (!data.ok) return;
+    const body = { name: draft.name.trim(), title: draft.title, body: draft.body, data: data.value ?? {} };
+    if (templateId) update.mutate(body);
+    else create.mutate(body, { onSuccess: (t) => navigate(`/p/${projectId}/templates/${t.id}`, { replace: true }) });
+  };
+  const set = (k: keyof Draft) => (e: { target: { value: string } }) => setDraft({ ...draft, [k]: e.target.value });
+
+  return (
+    <>
+      <PageHeader
+        title={templateId ? draft.name || 'Template' : 'New template'}
+        description={<Link to={`/p/${projectId}/templates`}>← All templates</Link>}
+        actions={
+          templateId && (
+            <ConfirmButton
+              label="Delete template"
+              size={undefined}
+              title="Delete this template?"
+              description="Sends that name this template will be refused. Notifications already sent keep their history."
+              confirmLabel="Delete template"
+              onConfirm={() => remove.mutateAsync(templateId).then(() => navigate(`/p/${projectId}/templates`))}
+            />
+          )
+        }
+      />
+      <div className="editor">
+        <Card title="Content">
+          <form
+            className="stack"
+            onSubmit={(e) => {
+              e.preventDefault();
+              submit();
+            }}
+          >
+            <TextField label="Name" required maxLength={200} hint="Unique in the project; your backend sends by the template's id." value={draft.name} onChange={set('name')} />
+            <TextField label="Title" required value={draft.title} onChange={set('title')} placeholder="Hello {{name}}" />
+            <TextArea label="Body" required rows={4} value={draft.body} onChange={set('body')} placeholder="You have {{count}} new messages" />
+            <TextArea label="Data (optional JSON object)" className="mono" rows={4} value={draft.data} onChange={set('data')} placeholder='{"screen": "inbox"}' error={data.ok ? undefined : data.error} hint="Sent to the app with every notification of this template." />
+            <div className="stack-sm">
+              <span className="label">Variables</span>
+              {variables.length ? (
+                <div className="chips" aria-label="Detected variables">
+                  {variables.map((v) => <span key={v} className="badge badge-info">{v}</span>)}
+                </div>
+              ) : (
+                <span className="muted small">None yet: write {'{{name}}'} in the title or body.</span>
+              )}
+            </div>
+            <ErrorNotice error={save.error} />
+            {templateId && update.isSuccess && !dirty && <Notice kind="success">Saved.</Notice>}
+            <div className="actions">
+              <Button variant="primary" type="submit" disabled={save.isPending || !data.ok || !dirty}>
+                {templateId ? 'Save changes' : 'Create template'}
+              </Button>
+            </div>
+          </form>
+        </Card>
+        <Card title="Preview" description={templateId ? 'Rendered by Herald with the sample values below.' : 'Create the template to preview it.'}>
+          <div className="stack">
+            {variables.map((v) => (
+              <TextField key={v} label={`Sample value for ${v}`} value={samples[v] ?? ''} onChange={(e) => setSamples({ ...samples, [v]: e.target.value })} />
+            ))}
+            {templateId ? (
+              <>
+                {dirty && <Notice kind="warning">You have unsaved changes: the preview shows the saved template.</Notice>}
+                {preview.error ? (
+                  <ErrorNotice error={preview.error} />
+                ) : preview.data ? (
+                  <div className="phone-preview" aria-live="polite" data-testid="preview">
+                    <div className="pv-app">Your app · now</div>
+                    <div className="pv-title">{preview.data.title || <span className="muted">(empty title)</span>}</div>
+                    <div className="pv-body">{preview.data.body}</div>
+                    {preview.data.missingVariables.length > 0 && (
+                      <p className="small" style={{ marginTop: 8, color: 'var(--warning)' }}>
+                        Missing: {preview.data.missingVariables.join(', ')} (rendered empty; a send without them is refused).
+                      </p>
+                    )}
+                  </div>
+                ) : (
+                  <Loading label="Rendering…" />
+                )}
+              </>
+            ) : (
+              <EmptyState title="No preview yet">Fill in the template and create it; the preview then follows your sample values.</EmptyState>
+            )}
+          </div>
+        </Card>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,55 @@
+import { createBrowserRouter } from 'react-router';
+import { AppShell, ProjectLayout, RequireSession } from './components/layout';
+import { AcceptInvitePage } from './pages/auth/accept-invite';
+import { AccountPage } from './pages/auth/account';
+import { ForgotPasswordPage, ResetPasswordPage } from './pages/auth/password';
+import { SignInPage, SignUpPage } from './pages/auth/sign-in';
+import { ApiKeysPage } from './pages/keys';
+import { NotFoundPage } from './pages/not-found';
+import { NotificationPage, NotificationsPage } from './pages/notifications';
+import { OverviewPage } from './pages/overview';
+import { ProjectsPage } from './pages/projects';
+import { ProvidersPage } from './pages/providers';
+import { DevicesPage } from './pages/devices';
+import { SendPage } from './pages/send';
+import { TeamPage } from './pages/team';
+import { TemplateEditorPage, TemplatesPage } from './pages/templates';
+
+/** One route table. Client paths never collide with the API's (those are served before this page). */
+export const router = createBrowserRouter([
+  { path: '/signin', element: <SignInPage /> },
+  { path: '/signup', element: <SignUpPage /> },
+  { path: '/forgot-password', element: <ForgotPasswordPage /> },
+  { path: '/reset-password', element: <ResetPasswordPage /> },
+  { path: '/accept-invite', element: <AcceptInvitePage /> },
+  {
+    element: <RequireSession />,
+    children: [
+      {
+        element: <AppShell />,
+        children: [
+          { path: '/', element: <ProjectsPage /> },
+          { path: '/account', element: <AccountPage /> },
+          {
+            path: '/p/:projectId',
+            element: <ProjectLayout />,
+            children: [
+              { index: true, element: <OverviewPage /> },
+              { path: 'send', element: <SendPage /> },
+              { path: 'notifications', element: <NotificationsPage /> },
+              { path: 'notifications/:notificationId', element: <NotificationPage /> },
+              { path: 'templates', element: <TemplatesPage /> },
+              { path: 'templates/new', element: <TemplateEditorPage /> },
+              { path: 'templates/:templateId', element: <TemplateEditorPage /> },
+              { path: 'devices', element: <DevicesPage /> },
+              { path: 'providers', element: <ProvidersPage /> },
+              { path: 'keys', element: <ApiKeysPage /> },
+              { path: 'team', element: <TeamPage /> },
+            ],
+          },
+          { path: '*', element: <NotFoundPage /> },
+        ],
+      },
+    ],
+  },
+]);

@@ -1,0 +1,299 @@
+import { existsSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { httpRequest, PASSWORD, unique, uniqueEmail } from '../harness';
+import { serviceAccount, startPipeline, type Pipeline } from '../pipeline';
+import { CHROMIUM, launch, newPage, SCREENSHOTS, seriousViolations, shoot } from './browser';
+
+/**
+ * The built dashboard in a real Chromium, against the real API (which serves it), worker, Postgres,
+ * Redis, SMTP server and FCM emulator. One stack and one browser for every flow; each flow has its
+ * own browser profile. Screenshots of every page at 1280 px and 390 px go to artifacts/screenshots/.
+ */
+let p: Pipeline;
+let browser: Browser;
+const admin = { email: uniqueEmail('admin'), password: PASSWORD, firstName: 'Grace', lastName: 'Hopper' };
+const projectName = unique('Acme app');
+let projectId = '';
+let templateId = '';
+
+jest.setTimeout(120_000);
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium), as .ci/run does`);
+  p = await startPipeline();
+  await p.startWorker();
+  browser = await launch();
+  console.log(`dashboard screenshots: ${SCREENSHOTS}`);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await p?.close();
+});
+
+/** Checks the page with axe-core, then screenshots it. */
+async function check(page: Page, name: string) {
+  await page.waitForLoadState('networkidle');
+  expect({ page: name, violations: await seriousViolations(page) }).toEqual({ page: name, violations: [] });
+  await shoot(page, name);
+}
+
+const link = (mailText: string, path: string) => {
+  const m = new RegExp(`https?://[^\\s"']+${path}\\?token=[\\w%-]+`).exec(mailText);
+  if (!m) throw new Error(`no ${path} link in ${mailText}`);
+  const url = new URL(m[0]);
+  // The link's path and token, opened on this test's API (APP_URL names a host that does not resolve here).
+  return `${p.h.url}${url.pathname}${url.search}`;
+};
+
+describe('dashboard in a real browser', () => {
+  it('sign up → project → provider from a service-account file → template with preview → API key → device → test push completed', async () => {
+    const { context, page } = await newPage(browser);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: p.h.url });
+
+    // Signed out, / leads to sign-in.
+    await page.goto(`${p.h.url}/`);
+    await page.getByRole('heading', { name: 'Sign in to Herald' }).waitFor();
+    await check(page, '01-sign-in');
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await page.getByLabel('First name').fill(admin.firstName);
+    await page.getByLabel('Last name').fill(admin.lastName);
+    await page.getByLabel('Email').fill(admin.email);
+    await page.getByLabel('Password').fill(admin.password);
+    await check(page, '02-sign-up');
+    await page.getByRole('button', { name: 'Create account' }).click();
+
+    // Projects: empty, then one created.
+    await page.getByRole('heading', { name: 'No projects yet' }).waitFor();
+    await check(page, '03-projects-empty');
+    await page.getByRole('button', { name: 'New project' }).first().click();
+    await page.getByLabel('Project name').fill(projectName);
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.waitForURL(/\/p\/[0-9a-f-]{36}$/);
+    projectId = /\/p\/([0-9a-f-]{36})/.exec(page.url())![1];
+    await page.getByRole('heading', { name: 'Get started' }).waitFor();
+    await check(page, '04-overview-empty');
+
+    // Push config, then a provider from the service-account file Firebase hands out.
+    const account = serviceAccount();
+    p.emulator.addServiceAccount({ projectId: account.projectId, clientEmail: account.clientEmail, publicKey: account.publicKey });
+    await page.getByRole('link', { name: 'Push providers' }).click();
+    await page.getByRole('button', { name: 'Set up push' }).click();
+    await page.getByRole('heading', { name: 'No providers yet' }).waitFor();
+    await page.getByRole('button', { name: 'Add FCM provider' }).first().click();
+    const file = { type: 'service_account', project_id: account.projectId, private_key_id: 'k1', private_key: account.privateKey, client_email: account.clientEmail, client_id: '1' };
+    await page.getByLabel('Service-account key file').setInputFiles({ name: 'service-account.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
+    await page.getByText(account.clientEmail).waitFor();
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe(`FCM ${account.projectId}`);
+    await check(page, '05-provider-add');
+    await page.getByRole('button', { name: 'Add provider' }).click();
+    const row = page.getByRole('row', { name: new RegExp(`FCM ${account.projectId}`) });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('********');
+    expect(await page.content()).not.toContain('PRIVATE KEY');
+    await row.getByRole('button', { name: /^Test/ }).click();
+    await page.getByText('Credentials accepted by Google.').waitFor();
+    await check(page, '06-providers');
+
+    // A template, previewed by the API with sample values typed in.
+    await page.getByRole('link', { name: 'Templates' }).click();
+    await page.getByRole('heading', { name: 'No templates yet' }).waitFor();
+    await page.getByRole('link', { name: 'New template' }).first().click();
+    await page.getByLabel('Name', { exact: true }).fill('order-shipped');
+    await page.getByLabel('Title').fill('Hello {{name}}');
+    await page.getByLabel('Body', { exact: true }).fill('Your order {{order.id}} has shipped');
+    await page.getByLabel('Detected variables').getByText('order.id').waitFor();
+    await page.getByRole('button', { name: 'Create template' }).click();
+    await page.waitForURL(/\/templates\/[0-9a-f-]{36}$/);
+    templateId = /templates\/([0-9a-f-]{36})/.exec(page.url())![1];
+    await page.getByLabel('Sample value for name').fill('Ada');
+    await page.getByLabel('Sample value for order.id').fill('1234');
+    await page.getByTestId('preview').getByText('Your order 1234 has shipped').waitFor();
+    expect(await page.getByTestId('preview').textContent()).toContain('Hello Ada');
+    await check(page, '07-template-editor');
+    await page.getByRole('link', { name: '← All templates' }).click();
+    await page.getByRole('link', { name: 'order-shipped' }).waitFor();
+    await check(page, '08-templates');
+
+    // An API key, shown once with a copy button.
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('button', { name: 'Create API key' }).first().click();
+    await page.getByLabel('Key name').fill('production backend');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = page.getByTestId('once-secret');
+    const key = (await secret.textContent())!;
+    await page.getByText('you will not see it again').waitFor();
+    await page.getByRole('button', { name: 'Copy', exact: true }).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
+    await check(page, '09-api-key-created');
+    await page.getByRole('button', { name: 'I have copied the key' }).click();
+    await page.getByRole('cell', { name: 'production backend', exact: true }).waitFor();
+    expect(await page.content()).not.toContain(key);
+    await check(page, '10-api-keys');
+
+    // The customer's backend registers a device with that key.
+    const deviceToken = unique('tok');
+    const reg = await httpRequest(p.h.url, 'POST', '/push/register-device', { apiKey: key, body: { userId: 'user-42', deviceToken, provider: 'fcm', platform: 'android' } });
+    expect(reg.status).toBe(201);
+    await page.getByRole('link', { name: 'Devices' }).click();
+    await page.getByLabel('User id').fill('user-42');
+    await page.getByRole('button', { name: 'Look up devices' }).click();
+    await page.getByTitle(deviceToken).waitFor();
+    await check(page, '11-devices');
+
+    // A test push from the dashboard, followed to `completed` with the device's delivery.
+    await page.getByRole('link', { name: 'Send a test push' }).first().click();
+    await page.getByLabel('Template').selectOption(templateId);
+    await page.getByLabel('User id').fill('user-42');
+    await page.getByLabel('name', { exact: true }).fill('Ada');
+    await page.getByLabel('order.id', { exact: true }).fill('1234');
+    await page.getByRole('button', { name: 'Send push' }).click();
+    await page.getByTestId('notification-status').getByText('completed').waitFor({ timeout: 30_000 });
+    const delivery = page.getByRole('row', { name: /user-42/ });
+    expect(await delivery.textContent()).toMatch(/android.*sent.*FCM/);
+    const received = p.emulator.received({ token: deviceToken });
+    expect(received).toHaveLength(1);
+    expect(received[0].message).toMatchObject({ notification: { title: 'Hello Ada', body: 'Your order 1234 has shipped' } });
+    await check(page, '12-send-completed');
+
+    await page.getByRole('link', { name: 'Notifications' }).click();
+    await page.getByRole('row', { name: /completed/ }).waitFor();
+    await check(page, '13-notifications');
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByText('Sent, 24 h').waitFor();
+    await page.getByRole('img', { name: /Deliveries per hour, last 24 hours: 1 sent, 0 failed/ }).waitFor();
+    await check(page, '14-overview');
+    expect((page as Page & { jsErrors: string[] }).jsErrors).toEqual([]);
+    await context.close();
+  });
+
+  it('invites a teammate by e-mail; the link registers them, and a team_member sees no admin actions', async () => {
+    expect(projectId).not.toBe('');
+    const { context, page } = await newPage(browser);
+    await page.goto(`${p.h.url}/signin`);
+    await page.getByLabel('Email').fill(admin.email);
+    await page.getByLabel('Password').fill(admin.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: projectName }).click();
+    await page.getByRole('link', { name: 'Team' }).click();
+    const invitee = uniqueEmail('teammate');
+    await page.getByRole('button', { name: 'Invite someone' }).first().click();
+    await page.getByLabel('Email').fill(invitee);
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByRole('row', { name: new RegExp(invitee) }).getByText('pending').waitFor();
+    await check(page, '15-team');
+    await context.close();
+
+    const mail = await p.h.smtp.waitFor(invitee, /invit/i);
+    const invitePage = await newPage(browser);
+    const guest = invitePage.page;
+    await guest.goto(link(mail.text, '/accept-invite'));
+    await guest.getByRole('heading', { name: 'You are invited to a Herald project' }).waitFor();
+    await guest.getByLabel('First name').fill('Linus');
+    await guest.getByLabel('Last name').fill('Member');
+    await guest.getByLabel('Choose a password').fill(PASSWORD);
+    await check(guest, '16-accept-invite');
+    await guest.getByRole('button', { name: 'Create account and join' }).click();
+    await guest.waitForURL(`${p.h.url}/p/${projectId}`);
+    await guest.getByText('Sent, 24 h').waitFor();
+
+    // A team_member: admin actions hidden or disabled, with a plain note.
+    await guest.getByRole('link', { name: 'Team' }).click();
+    await guest.getByText('Only project admins can invite or remove people.').waitFor();
+    expect(await guest.getByRole('button', { name: 'Invite someone' }).count()).toBe(0);
+    expect(await guest.getByRole('button', { name: /^Remove/ }).count()).toBe(0);
+    await check(guest, '17-team-as-member');
+    await guest.getByRole('link', { name: 'Push providers' }).click();
+    await guest.getByText('Only project admins can change push settings and providers.').waitFor();
+    expect(await guest.getByRole('button', { name: 'Add FCM provider' }).count()).toBe(0);
+    expect(await guest.getByRole('button', { name: /^Test/ }).count()).toBe(0);
+    expect(await guest.getByRole('switch').first().isDisabled()).toBe(true);
+    await check(guest, '18-providers-as-member');
+    await guest.getByRole('link', { name: 'API keys' }).click();
+    await guest.getByText('Only project admins can see and manage API keys.').waitFor();
+    expect(await guest.getByRole('button', { name: 'Create API key' }).count()).toBe(0);
+    await guest.getByRole('link', { name: 'All projects' }).click();
+    await guest.getByRole('link', { name: projectName }).waitFor();
+    expect(await guest.getByRole('button', { name: /^Delete/ }).count()).toBe(0);
+    expect(await guest.getByRole('button', { name: 'New project' }).count()).toBe(0);
+    await check(guest, '19-projects-as-member');
+
+    // A team member may still work with templates.
+    await guest.goto(`${p.h.url}/p/${projectId}/templates`);
+    await guest.getByRole('link', { name: 'order-shipped' }).waitFor();
+    await invitePage.context.close();
+  });
+
+  it('resets a forgotten password through the e-mailed link', async () => {
+    const user = await p.h.signup();
+    const { context, page } = await newPage(browser);
+    await page.goto(`${p.h.url}/signin`);
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByRole('button', { name: 'Send reset link' }).click();
+    await page.getByText('a reset link is on its way').waitFor();
+    await check(page, '20-forgot-password');
+
+    const mail = await p.h.smtp.waitFor(user.email, /reset/i);
+    await page.goto(link(mail.text, '/reset-password'));
+    await page.getByLabel('New password', { exact: true }).fill('a brand new password');
+    await page.getByLabel('Repeat the new password').fill('a brand new password');
+    await check(page, '21-reset-password');
+    await page.getByRole('button', { name: 'Set new password' }).click();
+    await page.getByText('Your password has been changed').waitFor();
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill('a brand new password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+
+    // The link works once.
+    await page.goto(link(mail.text, '/reset-password'));
+    await page.getByLabel('New password', { exact: true }).fill('yet another password');
+    await page.getByLabel('Repeat the new password').fill('yet another password');
+    await page.getByRole('button', { name: 'Set new password' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').textContent()).toMatch(/token/i);
+    await context.close();
+  });
+
+  it('a session whose refresh is refused returns to sign-in and, after it, to the page the user was on', async () => {
+    const user = await p.h.signup();
+    const tokens = await p.h.signin(user.email);
+    const created = await p.h.post('/projects', { token: tokens.accessToken, body: { name: unique('Session project') } });
+    expect(created.status).toBe(201);
+    const { context, page } = await newPage(browser);
+    await page.goto(`${p.h.url}/signin`);
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: created.body.name }).waitFor();
+    // The access token is due for a refresh and the refresh token is no longer valid.
+    await page.evaluate(`(() => {
+      const s = JSON.parse(localStorage.getItem('herald.session'));
+      localStorage.setItem('herald.session', JSON.stringify({ ...s, expiresAt: Date.now() - 1000, refreshToken: 'revoked' }));
+    })()`);
+    const target = `/p/${created.body.id}/templates?page=1`;
+    await page.goto(`${p.h.url}${target}`);
+    await page.waitForURL(`${p.h.url}/signin?expired=1&next=${encodeURIComponent(target)}`);
+    await page.getByText('Your session has ended').waitFor();
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${p.h.url}${target}`);
+    await page.getByRole('heading', { name: 'No templates yet' }).waitFor();
+    await context.close();
+  });
+
+  it('serves the dashboard for page URLs but leaves the API alone: JSON clients still get JSON', async () => {
+    const page = await httpRequest(p.h.url, 'GET', '/accept-invite?token=x', { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.text).toContain('<div id="root">');
+    const api = await httpRequest(p.h.url, 'GET', '/nowhere', { headers: { accept: 'application/json' } });
+    expect(api.status).toBe(404);
+    expect(api.body).toEqual({ statusCode: 404, message: 'Cannot GET /nowhere', error: 'Not Found' });
+    const projects = await httpRequest(p.h.url, 'GET', '/projects', { headers: { accept: 'text/html' } });
+    expect(projects.status).toBe(401);
+  });
+});
