@@ -1,10 +1,12 @@
-# One image for the API, the worker and the migration step; the command picks the role.
+# One image for the API (which serves the dashboard's build), the worker and the migration step; the
+# command picks the role.
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 RUN npm i -g pnpm@10.34.8
 COPY pnpm-lock.yaml pnpm-workspace.yaml package.json ./
 COPY apps/api/package.json apps/api/
 COPY apps/worker/package.json apps/worker/
+COPY apps/dashboard/package.json apps/dashboard/
 COPY packages/config/package.json packages/config/
 COPY packages/core/package.json packages/core/
 COPY packages/db/package.json packages/db/

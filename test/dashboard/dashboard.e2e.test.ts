@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { Browser, Page } from 'playwright-core';
 import { httpRequest, PASSWORD, unique, uniqueEmail } from '../harness';
 import { serviceAccount, startPipeline, type Pipeline } from '../pipeline';
@@ -36,6 +37,12 @@ async function check(page: Page, name: string) {
   await page.waitForLoadState('networkidle');
   expect({ page: name, violations: await seriousViolations(page) }).toEqual({ page: name, violations: [] });
   await shoot(page, name);
+}
+
+async function streamText(stream: Readable) {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 const link = (mailText: string, path: string) => {
@@ -94,6 +101,19 @@ describe('dashboard in a real browser', () => {
     await row.getByRole('button', { name: /^Test/ }).click();
     await page.getByText('Credentials accepted by Google.').waitFor();
     await check(page, '06-providers');
+    // A second provider (through the API), moved first with the arrows: the bulk priorities endpoint.
+    const tokens = await p.h.signin(admin.email, admin.password);
+    const second = await p.h.post('/push-config/providers', {
+      token: tokens.accessToken,
+      query: { projectId },
+      body: { provider: 'fcm', name: 'Backup account', priority: 5, config: { projectId: account.projectId, clientEmail: account.clientEmail, privateKey: account.privateKey } },
+    });
+    expect(second.status).toBe(201);
+    await page.reload();
+    await page.getByRole('button', { name: 'Move Backup account up' }).click();
+    await page.getByRole('button', { name: 'Move Backup account up' }).and(page.locator(':disabled')).waitFor();
+    const order = await p.h.get('/push-config/providers', { token: tokens.accessToken, query: { projectId } });
+    expect(order.body.map((x: { name: string; priority: number }) => [x.name, x.priority])).toEqual([['Backup account', 1], [`FCM ${account.projectId}`, 2]]);
 
     // A template, previewed by the API with sample values typed in.
     await page.getByRole('link', { name: 'Templates' }).click();
@@ -114,6 +134,15 @@ describe('dashboard in a real browser', () => {
     await page.getByRole('link', { name: '← All templates' }).click();
     await page.getByRole('link', { name: 'order-shipped' }).waitFor();
     await check(page, '08-templates');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export' }).click()]);
+    const exported = JSON.parse(await streamText(await download.createReadStream()));
+    expect(exported).toMatchObject({ projectId, totalTemplates: 1, templates: [{ name: 'order-shipped', title: 'Hello {{name}}' }] });
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByLabel('Export file (.json)').setInputFiles({ name: 'templates.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(exported)) });
+    await page.getByLabel('Replace it (overwrite)').check();
+    await page.getByRole('button', { name: 'Import', exact: true }).last().click();
+    await page.getByText('0 imported, 1 updated, 0 skipped.').waitFor();
+    await page.getByRole('button', { name: 'Done' }).click();
 
     // An API key, shown once with a copy button.
     await page.getByRole('link', { name: 'API keys' }).click();
@@ -131,6 +160,14 @@ describe('dashboard in a real browser', () => {
     await page.getByRole('cell', { name: 'production backend', exact: true }).waitFor();
     expect(await page.content()).not.toContain(key);
     await check(page, '10-api-keys');
+    const keySwitch = page.getByRole('switch', { name: 'Disable key production backend' });
+    await keySwitch.click();
+    await page.getByRole('switch', { name: 'Enable key production backend' }).waitFor();
+    const refused = await httpRequest(p.h.url, 'GET', `/projects/${projectId}`, { apiKey: key });
+    expect(refused.status).toBe(401);
+    expect(refused.body.message).toBe('API key is disabled');
+    await page.getByRole('switch', { name: 'Enable key production backend' }).click();
+    await page.getByRole('switch', { name: 'Disable key production backend' }).waitFor();
 
     // The customer's backend registers a device with that key.
     const deviceToken = unique('tok');
@@ -151,7 +188,7 @@ describe('dashboard in a real browser', () => {
     await page.getByRole('button', { name: 'Send push' }).click();
     await page.getByTestId('notification-status').getByText('completed').waitFor({ timeout: 30_000 });
     const delivery = page.getByRole('row', { name: /user-42/ });
-    expect(await delivery.textContent()).toMatch(/android.*sent.*FCM/);
+    expect(await delivery.textContent()).toMatch(/android.*sent.*Backup account/);
     const received = p.emulator.received({ token: deviceToken });
     expect(received).toHaveLength(1);
     expect(received[0].message).toMatchObject({ notification: { title: 'Hello Ada', body: 'Your order 1234 has shipped' } });
@@ -182,6 +219,16 @@ describe('dashboard in a real browser', () => {
     await page.getByLabel('Email').fill(invitee);
     await page.getByRole('button', { name: 'Send invitation' }).click();
     await page.getByRole('row', { name: new RegExp(invitee) }).getByText('pending').waitFor();
+    const other = uniqueEmail('changed-mind');
+    await page.getByRole('button', { name: 'Invite someone' }).first().click();
+    await page.getByLabel('Email').fill(other);
+    await page.getByLabel('Role').selectOption('project_admin');
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByRole('button', { name: `Resend invitation to ${other}` }).click();
+    await page.getByText(`A new invitation was sent to ${other}.`).waitFor();
+    await page.getByRole('button', { name: `Cancel invitation to ${other}` }).click();
+    await page.getByRole('button', { name: 'Cancel invitation' }).click();
+    await page.getByRole('row', { name: new RegExp(other) }).getByText('cancelled').waitFor();
     await check(page, '15-team');
     await context.close();
 

@@ -35,7 +35,7 @@ export function ApiKeysPage() {
                   <thead>
                     <tr>
                       <th>Name</th>
-                      <th>Key</th>
+                      <th className="hide-sm">Key</th>
                       <th>Status</th>
                       <th className="hide-sm">Last used</th>
                       <th className="hide-sm">Created</th>
@@ -45,12 +45,15 @@ export function ApiKeysPage() {
                   <tbody>
                     {keys.data.map((k: Schemas['ApiKey']) => (
                       <tr key={k.id}>
-                        <td className="cell-main">{k.name}</td>
-                        <td><code>{k.prefix}…</code></td>
+                        <td>
+                          <div className="cell-main">{k.name}</div>
+                          <code className="cell-sub show-sm">{k.prefix}…</code>
+                        </td>
+                        <td className="hide-sm"><code>{k.prefix}…</code></td>
                         <td>
                           <span className="row" style={{ gap: 8, flexWrap: 'nowrap' }}>
                             <Switch label={`${k.enabled ? 'Disable' : 'Enable'} key ${k.name}`} checked={k.enabled} disabled={update.isPending} onCheckedChange={(enabled) => update.mutate({ keyId: k.id, enabled })} />
-                            <StatusBadge status={k.enabled ? 'enabled' : 'disabled'} />
+                            <span className="hide-sm"><StatusBadge status={k.enabled ? 'enabled' : 'disabled'} /></span>
                           </span>
                         </td>
                         <td className="hide-sm muted">{k.lastUsedAt ? formatDate(k.lastUsedAt) : 'Never'}</td>

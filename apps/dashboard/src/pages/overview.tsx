@@ -4,6 +4,7 @@ import { BarChart } from '../components/chart';
 import { useProjectContext } from '../components/layout';
 import { Card, ErrorNotice, Loading, PageHeader } from '../components/ui';
 
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const hourLabel = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 const dayLabel = (iso: string) => new Date(iso).toLocaleDateString(undefined, { weekday: 'short', timeZone: 'UTC' });
 
@@ -29,10 +30,10 @@ export function OverviewPage() {
           </div>
           {o.last7d.notifications === 0 && o.devices.total === 0 && <GettingStarted base={base} />}
           <div className="grid-2">
-            <Card title="Last 7 days" description={`${o.last7d.notifications} notifications · ${o.last7d.failed} failed deliveries`}>
+            <Card title="Last 7 days" description={`${plural(o.last7d.notifications, 'notification')} · ${plural(o.last7d.failed, 'failed delivery', 'failed deliveries')}`}>
               <BarChart title="Deliveries per day, last 7 days" buckets={o.last7d.days.map((d) => ({ label: dayLabel(d.start), sent: d.sent, failed: d.failed }))} />
             </Card>
-            <Card title="Last 24 hours" description={`${o.last24h.notifications} notifications · ${o.last24h.failed} failed deliveries`}>
+            <Card title="Last 24 hours" description={`${plural(o.last24h.notifications, 'notification')} · ${plural(o.last24h.failed, 'failed delivery', 'failed deliveries')}`}>
               <BarChart title="Deliveries per hour, last 24 hours" labelEvery={6} buckets={o.last24h.hours.map((h) => ({ label: hourLabel(h.start), sent: h.sent, failed: h.failed }))} />
             </Card>
           </div>

@@ -100,12 +100,20 @@ export function ProvidersPage() {
                         <th>Provider</th>
                         <th className="hide-sm">Private key</th>
                         <th>Enabled</th>
-                        <th><span className="visually-hidden">Actions</span></th>
+                        <th className="hide-sm"><span className="visually-hidden">Actions</span></th>
                       </tr>
                     </thead>
                     <tbody>
                       {list.map((p, i) => {
                         const test = tests[p.id];
+                        const actions = isAdmin && (
+                          <div className="actions">
+                            <Button size="sm" aria-label={`Test ${p.name}`} disabled={test === 'running'} onClick={() => void runTest(p.id)}>
+                              {test === 'running' ? 'Testing…' : 'Test'}
+                            </Button>
+                            <ConfirmButton label="Delete" ariaLabel={`Delete ${p.name}`} title={`Delete ${p.name}?`} description="Its stored credentials are deleted. Sends use the remaining providers." confirmLabel="Delete provider" onConfirm={() => remove.mutateAsync(p.id)} />
+                          </div>
+                        );
                         return (
                           <tr
                             key={p.id}
@@ -131,25 +139,17 @@ export function ProvidersPage() {
                               <div className="cell-main">{p.name}</div>
                               <div className="cell-sub truncate">{String(p.config.projectId)} · {String(p.config.clientEmail)}</div>
                               {test && test !== 'running' && (
-                                <div className={`small ${test.ok ? '' : ''}`} role="status" style={{ color: test.ok ? 'var(--success)' : 'var(--danger)' }}>
+                                <div className="small" role="status" style={{ color: test.ok ? 'var(--success)' : 'var(--danger)' }}>
                                   {test.ok ? 'Credentials accepted by Google.' : `Credentials rejected: ${test.error ?? 'unknown error'}`}
                                 </div>
                               )}
+                              {actions && <div className="show-sm" style={{ marginTop: 6 }}>{actions}</div>}
                             </td>
                             <td className="hide-sm"><code>{String(p.config.privateKey)}</code></td>
                             <td>
                               <Switch label={`${p.name} enabled`} checked={p.enabled} disabled={!isAdmin || update.isPending} onCheckedChange={(enabled) => update.mutate({ id: p.id, enabled })} />
                             </td>
-                            <td className="actions-cell">
-                              {isAdmin && (
-                                <div className="actions">
-                                  <Button size="sm" aria-label={`Test ${p.name}`} disabled={test === 'running'} onClick={() => void runTest(p.id)}>
-                                    {test === 'running' ? 'Testing…' : 'Test'}
-                                  </Button>
-                                  <ConfirmButton label="Delete" ariaLabel={`Delete ${p.name}`} title={`Delete ${p.name}?`} description="Its stored credentials are deleted. Sends use the remaining providers." confirmLabel="Delete provider" onConfirm={() => remove.mutateAsync(p.id)} />
-                                </div>
-                              )}
-                            </td>
+                            <td className="actions-cell hide-sm">{actions}</td>
                           </tr>
                         );
                       })}

@@ -87,7 +87,7 @@ export function TeamPage() {
                   <thead>
                     <tr>
                       <th>Email</th>
-                      <th>Role</th>
+                      <th className="hide-sm">Role</th>
                       <th>Status</th>
                       <th className="hide-sm">Expires</th>
                       <th><span className="visually-hidden">Actions</span></th>
@@ -96,8 +96,11 @@ export function TeamPage() {
                   <tbody>
                     {[...invites.data].sort((a, b) => b.createdAt.localeCompare(a.createdAt)).map((i) => (
                       <tr key={i.id}>
-                        <td className="cell-main truncate">{i.email}</td>
-                        <td>{roleLabel(i.role)}</td>
+                        <td>
+                          <div className="cell-main truncate">{i.email}</div>
+                          <div className="cell-sub show-sm">{roleLabel(i.role)}</div>
+                        </td>
+                        <td className="hide-sm">{roleLabel(i.role)}</td>
                         <td><StatusBadge status={i.status} /></td>
                         <td className="hide-sm muted">{i.status === 'pending' ? formatDate(i.expiresAt) : '—'}</td>
                         <td className="actions-cell">
