@@ -17,14 +17,25 @@ export function launch(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
 }
 
-/** A fresh browser profile on the dashboard. `bypassCSP` lets the test inject axe-core (the API's CSP allows only its own scripts). */
-export async function newPage(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: DESKTOP, bypassCSP: true, locale: 'en-GB', timezoneId: 'UTC' });
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+export type DashboardPage = Page & { problems: string[] };
+
+/**
+ * A fresh browser profile. axe-core comes in as an init script (the browser's own channel, which the
+ * API's Content-Security-Policy does not govern), so that the policy applies as in production; script
+ * errors and CSP violations are collected in `problems`.
+ */
+export async function newPage(browser: Browser): Promise<{ context: BrowserContext; page: DashboardPage }> {
+  const context = await browser.newContext({ viewport: DESKTOP, locale: 'en-GB', timezoneId: 'UTC' });
   context.setDefaultTimeout(15_000);
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  (page as Page & { jsErrors: string[] }).jsErrors = errors;
+  await context.addInitScript({ content: AXE });
+  const page = (await context.newPage()) as DashboardPage;
+  page.problems = [];
+  page.on('pageerror', (e) => page.problems.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) page.problems.push(m.text());
+  });
   return { context, page };
 }
 
@@ -38,8 +49,6 @@ export async function shoot(page: Page, name: string) {
   await page.setViewportSize(DESKTOP);
 }
 
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
 export interface AxeViolation {
   id: string;
   impact: string;
@@ -49,7 +58,6 @@ export interface AxeViolation {
 
 /** axe-core's serious and critical violations on the page as it is now (WCAG 2.x A and AA rules). */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
-  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.addScriptTag({ content: AXE });
   return page.evaluate(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } }).then((r) =>
     r.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { httpRequest, PASSWORD, unique, uniqueEmail } from '../harness';
 import { serviceAccount, startPipeline, type Pipeline } from '../pipeline';
-import { CHROMIUM, launch, newPage, SCREENSHOTS, seriousViolations, shoot } from './browser';
+import { DASHBOARD_DIR } from '../../apps/api/src/dashboard/serve';
+import { CHROMIUM, launch, newPage, SCREENSHOTS, seriousViolations, shoot, type DashboardPage } from './browser';
 
 /**
  * The built dashboard in a real Chromium, against the real API (which serves it), worker, Postgres,
@@ -12,14 +14,15 @@ import { CHROMIUM, launch, newPage, SCREENSHOTS, seriousViolations, shoot } from
  */
 let p: Pipeline;
 let browser: Browser;
-const admin = { email: uniqueEmail('admin'), password: PASSWORD, firstName: 'Grace', lastName: 'Hopper' };
-const projectName = unique('Acme app');
+const admin = { email: uniqueEmail('grace'), password: PASSWORD, firstName: 'Grace', lastName: 'Hopper' };
+const projectName = 'Acme mobile app';
 let projectId = '';
 let templateId = '';
 
 jest.setTimeout(120_000);
 
 beforeAll(async () => {
+  if (!existsSync(path.join(DASHBOARD_DIR, 'index.html'))) throw new Error(`${DASHBOARD_DIR} has no build: run pnpm build`);
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium), as .ci/run does`);
   p = await startPipeline();
   await p.startWorker();
@@ -33,7 +36,8 @@ afterAll(async () => {
 });
 
 /** Checks the page with axe-core, then screenshots it. */
-async function check(page: Page, name: string) {
+async function check(page: DashboardPage, name: string) {
+  expect(page.problems).toEqual([]);
   await page.waitForLoadState('networkidle');
   expect({ page: name, violations: await seriousViolations(page) }).toEqual({ page: name, violations: [] });
   await shoot(page, name);
@@ -201,7 +205,7 @@ describe('dashboard in a real browser', () => {
     await page.getByText('Sent, 24 h').waitFor();
     await page.getByRole('img', { name: /Deliveries per hour, last 24 hours: 1 sent, 0 failed/ }).waitFor();
     await check(page, '14-overview');
-    expect((page as Page & { jsErrors: string[] }).jsErrors).toEqual([]);
+    expect(page.problems).toEqual([]);
     await context.close();
   });
 
@@ -337,6 +341,9 @@ describe('dashboard in a real browser', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
     expect(page.text).toContain('<div id="root">');
+    // Scripts from this origin only, and no upgrade to an HTTPS a plain-HTTP instance may not have.
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.headers.get('content-security-policy')).not.toContain('upgrade-insecure-requests');
     const api = await httpRequest(p.h.url, 'GET', '/nowhere', { headers: { accept: 'application/json' } });
     expect(api.status).toBe(404);
     expect(api.body).toEqual({ statusCode: 404, message: 'Cannot GET /nowhere', error: 'Not Found' });
