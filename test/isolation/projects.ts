@@ -16,6 +16,7 @@ export const projectsTable: IsolationTable = {
   cases: [
     { name: '/projects/{projectId}', method: 'GET', path: (ids) => `/projects/${ids.projectId}`, acceptsKey: true },
     { name: '/projects/{projectId}', method: 'DELETE', path: (ids) => `/projects/${ids.projectId}` },
+    { name: '/projects/{projectId}/overview', method: 'GET', path: (ids) => `/projects/${ids.projectId}/overview` },
     { name: '/projects/{projectId}/team', method: 'GET', path: (ids) => `/projects/${ids.projectId}/team` },
     { name: '/projects/{projectId}/members/{member}', method: 'DELETE', path: (ids) => `/projects/${ids.projectId}/members/${ids.projectsMemberId}` },
     { name: '/projects/{projectId}/members/{owner}', method: 'DELETE', path: (ids) => `/projects/${ids.projectId}/members/${ids.ownerId}` },

@@ -41,11 +41,15 @@ export function mountDashboard(router: IRouter, dir = DASHBOARD_DIR): boolean {
   // File names under assets/ carry a content hash.
   router.use('/assets', dashboardCsp, express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '1y', index: false, fallthrough: true }));
   router.use(dashboardCsp, express.static(dir, { index: false, maxAge: 0 }));
+  // Middleware rather than a route: a request that falls through stays unmatched for the metrics, and
+  // the API document lists API routes only.
   const page: RequestHandler = (req, res, next) => {
-    if (req.accepts(['json', 'html']) !== 'html') return next();
-    res.set('Cache-Control', 'no-cache');
-    res.sendFile('index.html', { root: dir });
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.accepts(['json', 'html']) !== 'html') return next();
+    dashboardCsp(req, res, () => {
+      res.set('Cache-Control', 'no-cache');
+      res.sendFile('index.html', { root: dir });
+    });
   };
-  router.get(/.*/, dashboardCsp, page);
+  router.use(page);
   return true;
 }

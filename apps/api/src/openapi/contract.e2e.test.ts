@@ -138,6 +138,9 @@ describe('every operation, as documented', () => {
     const bulkResult = (await api.get(`/push/notifications/${bulk.notificationId}`, jwt)).body;
     expect(bulkResult.deliveries.map((d: { status: string }) => d.status).sort()).toEqual(['no_devices', 'sent', 'sent']);
     expectStatus(await api.get('/push/notifications', { apiKey, query: { page: 1, limit: 5 } }), 200);
+    const overview = await api.get(`/projects/${projectId}/overview`, { token });
+    expectStatus(overview, 200);
+    expect(overview.body.last24h.sent).toBeGreaterThanOrEqual(4);
 
     // Health and the document
     expectStatus(await api.get('/health'), 200);

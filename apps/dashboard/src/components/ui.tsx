@@ -163,7 +163,7 @@ export function Modal({ open, onOpenChange, title, description, children, wide }
     <Dialog.Root open={open} onOpenChange={onOpenChange}>
       <Dialog.Portal>
         <Dialog.Overlay className="overlay" />
-        <Dialog.Content className={`dialog${wide ? ' wide' : ''}`} aria-describedby={description ? undefined : undefined}>
+        <Dialog.Content className={`dialog${wide ? ' wide' : ''}`}>
           <Dialog.Title asChild>
             <h2>{title}</h2>
           </Dialog.Title>
@@ -206,7 +206,7 @@ export function ConfirmButton({ label, title, description, confirmLabel, typed, 
   return (
     <AlertDialog.Root open={open} onOpenChange={(o) => { setOpen(o); setText(''); setError(null); }}>
       <AlertDialog.Trigger asChild>
-        <Button variant="ghost" size={size} disabled={disabled} aria-label={ariaLabel} className="danger-text" style={{ color: 'var(--danger)' }}>
+        <Button variant="ghost" size={size} disabled={disabled} aria-label={ariaLabel} className="btn-danger-text">
           {label}
         </Button>
       </AlertDialog.Trigger>

@@ -172,7 +172,7 @@ export function TemplateEditorPage() {
   const dirty = !templateId || JSON.stringify(saved) !== JSON.stringify(draft);
   const sampleVars = useDebounced(useMemo(() => nestVariables(Object.fromEntries(variables.map((v) => [v, samples[v] ?? '']))), [variables, samples]));
   const preview = usePreview(projectId, templateId, sampleVars);
-  const save = useMemo(() => (templateId ? update : create), [templateId, update, create]);
+  const save = templateId ? update : create;
 
   if (templateId && template.isLoading) return <Loading />;
   if (templateId && template.error) return <ErrorNotice error={template.error} />;
