@@ -205,6 +205,15 @@ describe('dashboard in a real browser', () => {
     await page.getByText('Sent, 24 h').waitFor();
     await page.getByRole('img', { name: /Deliveries per hour, last 24 hours: 1 sent, 0 failed/ }).waitFor();
     await check(page, '14-overview');
+
+    // The device unregistered from the dashboard: gone for the next send.
+    await page.getByRole('link', { name: 'Devices' }).click();
+    await page.getByLabel('User id').fill('user-42');
+    await page.getByRole('button', { name: 'Look up devices' }).click();
+    await page.getByRole('button', { name: /^Unregister android device/ }).click();
+    await page.getByRole('button', { name: 'Unregister', exact: true }).click();
+    await page.getByRole('heading', { name: 'No devices for this user' }).waitFor();
+    expect((await httpRequest(p.h.url, 'GET', '/push/devices/user-42', { token: tokens.accessToken, query: { projectId } })).body).toEqual([]);
     expect(page.problems).toEqual([]);
     await context.close();
   });
