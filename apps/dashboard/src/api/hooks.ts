@@ -131,7 +131,7 @@ export const useNotifications = (projectId: string, page: number, limit = 20) =>
     placeholderData: keepPreviousData,
     refetchInterval: 10_000,
   });
-const FINAL = ['completed', 'partially_failed', 'failed'];
+const FINAL = ['completed', 'partially_failed', 'failed', 'canceled'];
 export const isFinal = (status: string | undefined) => !!status && FINAL.includes(status);
 export const useNotification = (projectId: string, notificationId: string | undefined) =>
   useQuery({

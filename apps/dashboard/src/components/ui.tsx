@@ -132,7 +132,7 @@ export function Loading({ label = 'Loading…' }: { label?: string }) {
 const STATUS_KIND: Record<string, string> = {
   completed: 'success', sent: 'success', accepted: 'success', enabled: 'success', active: 'success',
   failed: 'danger', cancelled: 'danger', expired: 'warning', disabled: 'warning', partially_failed: 'warning', no_devices: 'warning',
-  queued: 'info', processing: 'info', pending: 'info',
+  queued: 'info', processing: 'info', pending: 'info', scheduled: 'info', canceled: 'danger',
 };
 
 export function StatusBadge({ status }: { status: string }) {
