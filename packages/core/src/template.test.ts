@@ -163,6 +163,8 @@ describe('syntax errors', () => {
     expect(syntaxError('{{#if}}x{{/if}}').reason).toMatch(/^Parse error|#if requires exactly one argument/);
     expect(syntaxError('{{#with a b}}x{{/with}}').reason).toMatch(/^#with requires exactly one argument/);
     expect(syntaxError('x', '{{#each}}x{{/each}}').field).toBe('body');
+    for (const t of ['{{lookup}}', '{{lookup a}}', '{{lookup a b c}}', '{{#lookup a}}x{{/lookup}}', '{{lookup a b x=1}}']) expect(syntaxError(t).reason).toMatch(/^lookup requires exactly two arguments/);
+    expect(() => validateTemplate('{{lookup a b}} {{lookup (lookup a b) c}}', '')).not.toThrow();
   });
 
   it('accepts every template that renders', () => {
@@ -262,5 +264,37 @@ describe('render budget (a template or variables that would freeze the process)'
       }
     });
     for (const reason of reasons) expect(reason).not.toMatch(/Cannot read properties|Maximum call stack|is not a function|undefined \(reading/);
+  });
+});
+
+describe('what the save-time check accepts, the engine compiles', () => {
+  it('any template built from helpers with any number of arguments: accepted ⇒ compiles and renders (or a TemplateRenderError)', () => {
+    const fc = require('fast-check') as typeof import('fast-check');
+    const arg = fc.constantFrom('a', 'b.c', '"s"', '1', 'this', '@root.a', '(lookup a b)', 'x=1');
+    const call = fc.tuple(fc.constantFrom('lookup', 'log', 'each', 'with', 'if', 'unless', 'a', 'a.b'), fc.array(arg, { maxLength: 3 }), fc.boolean());
+    const piece = call.map(([name, args, asBlock]) => {
+      const inner = [name, ...args].join(' ');
+      return asBlock ? `{{#${inner}}}x{{else}}y{{/${name}}}` : `{{${inner}}}`;
+    });
+    fc.assert(
+      fc.property(fc.array(piece, { minLength: 1, maxLength: 4 }), (pieces) => {
+        const body = pieces.join(' ');
+        try {
+          validateTemplate('t', body);
+        } catch (err) {
+          expect(err).toBeInstanceOf(TemplateSyntaxError);
+          return;
+        }
+        const template = compileTemplate({ title: 't', body });
+        for (const vars of [{}, { a: { b: 1 }, b: 'b' }, { a: [1, 2], b: { c: [3] } }]) {
+          try {
+            template.render(vars);
+          } catch (err) {
+            expect(err).toBeInstanceOf(TemplateRenderError);
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

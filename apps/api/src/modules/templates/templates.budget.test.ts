@@ -1,6 +1,8 @@
 import { RENDER_MAX_ITERATIONS, TEMPLATE_MAX_DEPTH } from '@herald/core';
+import { AppError } from '@herald/core';
 import { tenant, type Tenant } from '../../../../../test/fixtures';
 import { expectError, startApi, unique, type ApiResponse, type Harness } from '../../../../../test/harness';
+import { TemplateService } from './templates.service';
 
 /**
  * Hardening: templates and variables that would make one request freeze the process (a render whose
@@ -106,6 +108,26 @@ describe('nesting, limited when a template is saved', () => {
     expect((await health).status).toBe(200);
     expect(await h.db.pushTemplate.count({ where: { projectId: t.project.id } })).toBe(before);
   });
+
+  it('checking a large import gives the event loop back between templates (other requests are served meanwhile)', async () => {
+    // 100 valid templates of 4,000 characters (each parsed and compiled), then one that is refused:
+    // the check is all the work this import does, no database write follows.
+    const heavy = 'Hello {{name}} '.repeat(266);
+    const templates = [...Array.from({ length: 100 }, (_, i) => ({ name: `heavy-${i}`, title: 't', body: heavy })), { name: 'bad', title: 't', body: '{{nope x}}' }];
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const err = await new TemplateService(h.db).import(t.project.id, { templates }, 'skip').catch((e: unknown) => e);
+    counting = false;
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).message).toBe('Invalid import file: templates.100.body: unknown helper "nope" (line 1, column 1)');
+    // Checked in one block, the event loop would not have turned at all before the answer.
+    expect(turns).toBeGreaterThan(3);
+  }, 60_000);
 
   it('a template stored before the limit (written directly) answers 400 at preview and send, never 500', async () => {
     const row = await h.db.pushTemplate.create({ data: { projectId: t.project.id, name: unique('legacy'), title: 't', body: nested(40) } });

@@ -165,7 +165,7 @@ export class TemplateService {
    * in one transaction, so a file is imported entirely or not at all.
    */
   async import(projectId: string, file: unknown, mode: ImportMode) {
-    const entries = parseImport(file);
+    const entries = await parseImport(file);
     const names = entries.map((e) => e.name);
     try {
       return await this.db.$transaction(
@@ -206,12 +206,25 @@ export class TemplateService {
   }
 }
 
+/**
+ * Checking a template costs up to a few milliseconds (a 4,000-character one is parsed and compiled),
+ * and a file holds up to 1,000: the check gives the event loop back this often, so that other
+ * requests (and /health) are served while a large import is checked.
+ */
+const IMPORT_CHECK_SLICE_MS = 10;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** Validates an export file entry by entry (shape, then template syntax), naming the first bad one. */
-function parseImport(file: unknown) {
+async function parseImport(file: unknown) {
   const parsed = importFile.safeParse(file);
   if (!parsed.success) throw validationError(parsed.error, 'import file');
   const seen = new Map<string, number>();
-  parsed.data.templates.forEach((entry, i) => {
+  let sliceStart = performance.now();
+  for (const [i, entry] of parsed.data.templates.entries()) {
+    if (performance.now() - sliceStart > IMPORT_CHECK_SLICE_MS) {
+      await nextTurn();
+      sliceStart = performance.now();
+    }
     const first = seen.get(entry.name);
     if (first !== undefined) {
       const message = `duplicate name "${entry.name}" (also templates.${first}.name)`;
@@ -219,6 +232,6 @@ function parseImport(file: unknown) {
     }
     seen.set(entry.name, i);
     assertRenderable(entry.title, entry.body, { prefix: 'Invalid import file: ', path: (field) => `templates.${i}.${field}` });
-  });
+  }
   return parsed.data.templates;
 }
