@@ -10,6 +10,7 @@ COPY apps/dashboard/package.json apps/dashboard/
 COPY packages/config/package.json packages/config/
 COPY packages/core/package.json packages/core/
 COPY packages/db/package.json packages/db/
+COPY packages/mail/package.json packages/mail/
 COPY packages/providers/package.json packages/providers/
 COPY packages/fcm-emulator/package.json packages/fcm-emulator/
 COPY packages/client/package.json packages/client/

@@ -6,9 +6,10 @@ import { projectsTable } from './isolation/projects';
 import { pushTable } from './isolation/push';
 import { pushConfigTable } from './isolation/push-config';
 import { templatesTable } from './isolation/templates';
+import { webhooksTable } from './isolation/webhooks';
 
 // Each module's routes. Add yours here.
-const tables: Record<string, IsolationTable> = { projects: projectsTable, 'push-config': pushConfigTable, templates: templatesTable, push: pushTable };
+const tables: Record<string, IsolationTable> = { projects: projectsTable, 'push-config': pushConfigTable, templates: templatesTable, push: pushTable, webhooks: webhooksTable };
 
 let h: Harness;
 let victim: Tenant;

@@ -2,14 +2,14 @@ import { Queue } from 'bullmq';
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { ApiConfig } from '@herald/config';
-import { NOTIFICATIONS_QUEUE } from '@herald/core';
-import { createDb, type Db } from '@herald/db';
+import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE } from '@herald/core';
+import { createDb, WebhookEvents, type Db } from '@herald/db';
 import { ProjectGate } from './http/access';
 import { Authenticator } from './http/caller';
 import { ProjectCache } from './http/project-cache';
 import { createLimiterFactory, type LimiterFactory } from './http/rate-limit';
 import { createLogger } from './logger';
-import { createMailer, type Mailer } from './mail/mailer';
+import { createMailer, type Mailer } from '@herald/mail';
 import { AuthService } from './modules/auth/auth.service';
 import { createRedis } from './redis';
 
@@ -21,6 +21,9 @@ export interface ApiContainer {
   redis: Redis;
   /** The producer side of the delivery queue (the worker consumes it). */
   queue: Queue;
+  /** The producer side of the webhooks queue (test events). */
+  webhookQueue: Queue;
+  webhookEvents: WebhookEvents;
   mailer: Mailer;
   /** What the hot routes read about a project, cached per instance and revalidated per request. */
   projectCache: ProjectCache;
@@ -46,6 +49,8 @@ export function createContainer(config: ApiConfig, overrides: ContainerOverrides
   queueConnection.on('error', () => undefined); // reported through `redis` above
   const queue = new Queue(NOTIFICATIONS_QUEUE, { connection: queueConnection, prefix: config.queuePrefix });
   queue.on('error', (err) => logger.warn({ err: { message: err.message } }, 'queue connection error'));
+  const webhookQueue = new Queue(WEBHOOKS_QUEUE, { connection: queueConnection, prefix: config.queuePrefix });
+  webhookQueue.on('error', () => undefined); // reported through `queue` above
   const mailer = overrides.mailer ?? createMailer({ ...config.mail, logger });
   const auth = new AuthService(
     db,
@@ -60,6 +65,8 @@ export function createContainer(config: ApiConfig, overrides: ContainerOverrides
     db,
     redis,
     queue,
+    webhookQueue,
+    webhookEvents: new WebhookEvents(db, webhookQueue),
     mailer,
     projectCache,
     authenticator: new Authenticator(db, config.jwt.secret, projectCache),
@@ -69,6 +76,7 @@ export function createContainer(config: ApiConfig, overrides: ContainerOverrides
     async close() {
       mailer.close();
       await queue.close().catch(() => undefined);
+      await webhookQueue.close().catch(() => undefined);
       queueConnection.disconnect();
       redis.disconnect();
       await db.$disconnect();

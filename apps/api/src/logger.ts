@@ -1,4 +1,5 @@
 import pino, { type Logger, type LoggerOptions } from 'pino';
+import { redactLinkTokens } from '@herald/mail';
 
 /** Paths never written to a log line: credentials, tokens, passwords and key material. */
 export const REDACT_PATHS = [
@@ -21,14 +22,8 @@ export const REDACT_PATHS = [
   '*.secret',
 ];
 
-/**
- * A link's token (`…/reset-password?token=…`, `…/accept-invite?token=…`) wherever it appears in a
- * line: in a mail written to the log, in the URL of a request that followed such a link to the API,
- * in an error message. The value ends where a URL's query value ends.
- */
-const LINK_TOKEN = /([?&;]token=)[^&\s"'\\<>#;]+/gi;
-
-export const redactLinkTokens = (text: string) => text.replace(LINK_TOKEN, '$1[redacted]');
+/** Link tokens are redacted in every line, as in logged mails (`@herald/mail`). */
+export { redactLinkTokens };
 
 /** The API's logger options: redacted paths, and link tokens removed from every serialised line. */
 export function loggerOptions(level: string): LoggerOptions {

@@ -9,6 +9,7 @@ import { inviteRoutes } from './modules/invites/invites.routes';
 import { projectRoutes } from './modules/projects/projects.routes';
 import { pushConfigRoutes } from './modules/push-config/push-config.routes';
 import { templateRoutes } from './modules/templates/templates.routes';
+import { webhookRoutes } from './modules/webhooks/webhooks.routes';
 
 /**
  * Every route of the API, in mounting order: static paths before parameterised ones, and the routes
@@ -25,5 +26,6 @@ export function apiRoutes(c: ApiContainer): RouteDefinition[] {
     ...pushConfigRoutes(c),
     ...templateRoutes(c),
     ...overviewRoutes(c),
+    ...webhookRoutes(c),
   ];
 }

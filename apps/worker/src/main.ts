@@ -1,17 +1,23 @@
 import { Worker } from 'bullmq';
 import { loadWorkerConfig, loadOrExit } from '@herald/config';
-import { NOTIFICATIONS_QUEUE } from '@herald/core';
+import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE } from '@herald/core';
 import { createWorkerContainer, type WorkerContainer } from './container';
 import { createWorkerMetrics } from './metrics';
 import { notificationsProcessor } from './processors/notifications.processor';
 import { Sweeper } from './sweeper';
+import { WebhookSweeper } from './webhooks/webhook-sweeper';
+import { webhooksProcessor } from './webhooks/webhooks.processor';
 
 async function main() {
   const config = loadOrExit(loadWorkerConfig);
-  let queue: WorkerContainer['queue'] | undefined;
-  const metrics = createWorkerMetrics(() => queue!);
-  const c = createWorkerContainer(config, { observe: metrics.observer });
-  queue = c.queue;
+  // The metrics observe the container's services and read its queues: made first, given the queues after.
+  const queues: Partial<Pick<WorkerContainer, 'queue' | 'webhookQueue'>> = {};
+  const metrics = createWorkerMetrics(
+    () => queues.queue!,
+    () => queues.webhookQueue!,
+  );
+  const c = createWorkerContainer(config, { observe: metrics.observer, observeWebhooks: metrics.webhookObserver });
+  Object.assign(queues, { queue: c.queue, webhookQueue: c.webhookQueue });
   for (const warning of config.warnings) c.logger.warn(warning);
   if (config.fcmEmulatorHost) c.logger.warn({ host: config.fcmEmulatorHost }, 'FCM_EMULATOR_HOST is set: sending to the FCM emulator, not to Google');
 
@@ -25,7 +31,17 @@ async function main() {
   });
   worker.on('failed', (job, err) => c.logger.warn({ jobId: job?.id, notificationId: job?.data?.notificationId, err: { message: err.message } }, 'job failed'));
   worker.on('error', (err) => c.logger.warn({ err: { message: err.message } }, 'worker error'));
+  const webhookWorker = new Worker(WEBHOOKS_QUEUE, webhooksProcessor(c.webhooks), {
+    connection: c.connection.duplicate(),
+    prefix: config.queuePrefix,
+    concurrency: config.webhooks.concurrency,
+    // Longer than a request may take (WEBHOOK_TIMEOUT_MS), so that a slow receiver is not taken for a dead worker.
+    lockDuration: Math.max(config.lockDurationMs, config.webhooks.timeoutMs + 10_000),
+  });
+  webhookWorker.on('failed', (job, err) => c.logger.warn({ jobId: job?.id, err: { message: err.message } }, 'webhook job failed'));
+  webhookWorker.on('error', (err) => c.logger.warn({ err: { message: err.message } }, 'webhook worker error'));
   const stopSweeping = new Sweeper(c.db, c.queue, c.connection, config.queuePrefix, config.sweepIntervalMs, c.logger).start();
+  const stopWebhookSweeping = new WebhookSweeper(c.db, c.webhookQueue, c.webhookEvents, c.connection, config.queuePrefix, config.sweepIntervalMs, c.logger).start();
   const metricsServer = config.metricsEnabled ? await metrics.listen(config.metricsPort, config.metricsHost, config.metricsToken) : undefined;
   const metricsPort = (metricsServer?.address() as { port: number } | null)?.port;
   c.logger.info({ concurrency: config.concurrency, metricsPort }, 'Herald worker started');
@@ -37,8 +53,9 @@ async function main() {
     c.logger.info({ signal }, 'shutting down: finishing in-flight jobs');
     const force = setTimeout(() => process.exit(1), 30_000).unref();
     stopSweeping();
+    stopWebhookSweeping();
     metricsServer?.close();
-    await worker.close();
+    await Promise.all([worker.close(), webhookWorker.close()]);
     await c.close().catch(() => undefined);
     clearTimeout(force);
     process.exit(0);

@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 async function listen(host?: string, token?: string) {
-  const server = await createWorkerMetrics(() => queue).listen(0, host, token);
+  const server = await createWorkerMetrics(() => queue, () => queue).listen(0, host, token);
   servers.push(server);
   const { address, port } = server.address() as AddressInfo;
   return { address, url: `http://127.0.0.1:${port}/metrics` };

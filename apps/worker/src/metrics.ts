@@ -3,12 +3,14 @@ import type { Queue } from 'bullmq';
 import { bearerMatches, errorBody } from '@herald/core';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DeliveryObserver } from './delivery/delivery.service';
+import type { WebhookObserver } from './webhooks/webhook.service';
 
 /**
  * Prometheus metrics of one worker: queue depth and age (read from Redis at scrape time), delivery
- * outcomes, provider latency, retries, failovers and pruned tokens.
+ * outcomes, provider latency, retries, failovers and pruned tokens; webhook attempts and deliveries
+ * by outcome and the webhooks queue's depth.
  */
-export function createWorkerMetrics(queue: () => Queue) {
+export function createWorkerMetrics(queue: () => Queue, webhookQueue: () => Queue) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'herald_worker_' });
   const outcomes = new Counter({ name: 'herald_deliveries_total', help: 'Device deliveries by outcome', labelNames: ['outcome'], registers: [registry] });
@@ -44,6 +46,36 @@ export function createWorkerMetrics(queue: () => Queue) {
       this.set(oldest ? Math.max(0, (Date.now() - oldest.timestamp) / 1000) : 0);
     },
   });
+
+  const webhookAttempts = new Counter({
+    name: 'herald_webhook_attempts_total',
+    help: 'Webhook requests by outcome (succeeded, http_error, timeout, network_error, refused, endpoint_disabled)',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const webhookDeliveries = new Counter({ name: 'herald_webhook_deliveries_total', help: 'Webhook deliveries finished, by final status', labelNames: ['outcome'], registers: [registry] });
+  const webhooksDisabled = new Counter({ name: 'herald_webhook_endpoints_disabled_total', help: 'Webhook endpoints disabled after failing continuously', registers: [registry] });
+  new Gauge({
+    name: 'herald_webhook_queue_jobs',
+    help: 'Jobs in the webhooks queue by state',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      const counts = await webhookQueue().getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+      for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+    },
+  });
+  const webhookObserver: WebhookObserver = {
+    attempt(outcome) {
+      webhookAttempts.inc({ outcome });
+    },
+    finished(status) {
+      webhookDeliveries.inc({ outcome: status });
+    },
+    disabled() {
+      webhooksDisabled.inc();
+    },
+  };
 
   const observer: DeliveryObserver = {
     batch(provider, size, seconds) {
@@ -90,5 +122,5 @@ export function createWorkerMetrics(queue: () => Queue) {
     return new Promise((resolve) => server.listen(port, host, () => resolve(server)));
   }
 
-  return { registry, observer, listen };
+  return { registry, observer, webhookObserver, listen };
 }

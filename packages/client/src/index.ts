@@ -1,4 +1,5 @@
 import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
+import { Webhook } from 'standardwebhooks';
 import type { components, operations, paths } from './schema';
 
 export type { components, operations, paths } from './schema';
@@ -86,3 +87,35 @@ export async function waitForNotification(client: HeraldClient, notificationId: 
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/** The body of every webhook request Herald sends (see the document's `webhooks` section). */
+export interface HeraldWebhookEvent<T = Record<string, unknown>> {
+  version: number;
+  /** `notification.completed`, `notification.partially_failed`, `notification.failed`, `notification.canceled`, `device.token_removed` or `webhook.test`. */
+  type: string;
+  /** The same on every retry of the event: use it to ignore duplicates. */
+  id: string;
+  createdAt: string;
+  data: T;
+}
+
+type HeaderBag = Headers | Record<string, string | string[] | undefined>;
+
+function header(headers: HeaderBag, name: string): string {
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? '';
+  const value = (headers as Record<string, string | string[] | undefined>)[name];
+  return Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
+}
+
+/**
+ * Verifies a webhook request from Herald with the endpoint's secret (`whsec_…`), following the
+ * Standard Webhooks specification, and returns its event. Pass the body exactly as received (the raw
+ * bytes, before any JSON parsing). Throws `WebhookVerificationError` when no signature matches or the
+ * timestamp is more than 5 minutes away from now (a replay).
+ */
+export function verifyWebhook<T = Record<string, unknown>>(body: string | Buffer, headers: HeaderBag, secret: string): HeraldWebhookEvent<T> {
+  const names = ['webhook-id', 'webhook-timestamp', 'webhook-signature'];
+  return new Webhook(secret).verify(body, Object.fromEntries(names.map((n) => [n, header(headers, n)]))) as HeraldWebhookEvent<T>;
+}
+
+export { WebhookVerificationError } from 'standardwebhooks';

@@ -733,6 +733,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{projectId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's webhook endpoints, without their secrets */
+        get: operations["getProjectsByProjectIdWebhooks"];
+        put?: never;
+        /** Create a webhook endpoint (its signing secret is shown only here) */
+        post: operations["postProjectsByProjectIdWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook endpoint */
+        get: operations["getProjectsByProjectIdWebhooksByWebhookId"];
+        /** Change the URL, events, description, or enable/disable (enabling resets the failure count) */
+        put: operations["putProjectsByProjectIdWebhooksByWebhookId"];
+        post?: never;
+        /** Delete a webhook endpoint; nothing more is sent to it */
+        delete: operations["deleteProjectsByProjectIdWebhooksByWebhookId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret (shown only here); the previous one also signs for 24 hours */
+        post: operations["postProjectsByProjectIdWebhooksByWebhookIdRotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a `webhook.test` event for this endpoint; follow it in its deliveries */
+        post: operations["postProjectsByProjectIdWebhooksByWebhookIdTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The endpoint's deliveries, newest first, with every attempt (status, response code, duration, next retry) */
+        get: operations["getProjectsByProjectIdWebhooksByWebhookIdDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -785,7 +873,474 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "notification.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivered to every device
+         * @description A notification was delivered to every device it was sent to. `data.notification` is its summary and stats, as `GET /push/notifications/{notificationId}` reports them.
+         *
+         *     Signed as the Standard Webhooks specification says: `webhook-id` (the payload's `id`, the same on every retry),
+         *     `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`,
+         *     several space-separated during a secret rotation). Verify with any Standard Webhooks library, or `verifyWebhook` of
+         *     `@herald/client`. Answer 2xx within 10 s; anything else is retried with exponential backoff for 24 hours.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    "webhook-id": string;
+                    "webhook-timestamp": string;
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        version: 1;
+                        /** @constant */
+                        type: "notification.completed";
+                        /**
+                         * Format: uuid
+                         * @description Unique per event; also sent as `webhook-id`, the same on every retry: use it to ignore duplicates
+                         */
+                        id: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            notification: {
+                                /** Format: uuid */
+                                id: string;
+                                /** @enum {string} */
+                                status: "completed" | "partially_failed" | "failed" | "canceled";
+                                /** Format: uuid */
+                                templateId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                completedAt: string | null;
+                                stats: {
+                                    recipients: number;
+                                    devices: number;
+                                    sent: number;
+                                    failed: number;
+                                    invalidTokensRemoved: number;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Received. Any other answer, or none within 10 s, is retried. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "notification.partially_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivered to some devices
+         * @description A notification reached some devices and not others (a removed token counts as failed). `data.notification` is its summary and stats, as `GET /push/notifications/{notificationId}` reports them.
+         *
+         *     Signed as the Standard Webhooks specification says: `webhook-id` (the payload's `id`, the same on every retry),
+         *     `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`,
+         *     several space-separated during a secret rotation). Verify with any Standard Webhooks library, or `verifyWebhook` of
+         *     `@herald/client`. Answer 2xx within 10 s; anything else is retried with exponential backoff for 24 hours.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    "webhook-id": string;
+                    "webhook-timestamp": string;
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        version: 1;
+                        /** @constant */
+                        type: "notification.partially_failed";
+                        /**
+                         * Format: uuid
+                         * @description Unique per event; also sent as `webhook-id`, the same on every retry: use it to ignore duplicates
+                         */
+                        id: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            notification: {
+                                /** Format: uuid */
+                                id: string;
+                                /** @enum {string} */
+                                status: "completed" | "partially_failed" | "failed" | "canceled";
+                                /** Format: uuid */
+                                templateId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                completedAt: string | null;
+                                stats: {
+                                    recipients: number;
+                                    devices: number;
+                                    sent: number;
+                                    failed: number;
+                                    invalidTokensRemoved: number;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Received. Any other answer, or none within 10 s, is retried. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "notification.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivered to no device
+         * @description A notification reached no device (including users without devices). `data.notification` is its summary and stats, as `GET /push/notifications/{notificationId}` reports them.
+         *
+         *     Signed as the Standard Webhooks specification says: `webhook-id` (the payload's `id`, the same on every retry),
+         *     `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`,
+         *     several space-separated during a secret rotation). Verify with any Standard Webhooks library, or `verifyWebhook` of
+         *     `@herald/client`. Answer 2xx within 10 s; anything else is retried with exponential backoff for 24 hours.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    "webhook-id": string;
+                    "webhook-timestamp": string;
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        version: 1;
+                        /** @constant */
+                        type: "notification.failed";
+                        /**
+                         * Format: uuid
+                         * @description Unique per event; also sent as `webhook-id`, the same on every retry: use it to ignore duplicates
+                         */
+                        id: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            notification: {
+                                /** Format: uuid */
+                                id: string;
+                                /** @enum {string} */
+                                status: "completed" | "partially_failed" | "failed" | "canceled";
+                                /** Format: uuid */
+                                templateId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                completedAt: string | null;
+                                stats: {
+                                    recipients: number;
+                                    devices: number;
+                                    sent: number;
+                                    failed: number;
+                                    invalidTokensRemoved: number;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Received. Any other answer, or none within 10 s, is retried. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "notification.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Canceled before delivery
+         * @description A notification was canceled before it was delivered. `data.notification` is its summary and stats, as `GET /push/notifications/{notificationId}` reports them.
+         *
+         *     Signed as the Standard Webhooks specification says: `webhook-id` (the payload's `id`, the same on every retry),
+         *     `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`,
+         *     several space-separated during a secret rotation). Verify with any Standard Webhooks library, or `verifyWebhook` of
+         *     `@herald/client`. Answer 2xx within 10 s; anything else is retried with exponential backoff for 24 hours.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    "webhook-id": string;
+                    "webhook-timestamp": string;
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        version: 1;
+                        /** @constant */
+                        type: "notification.canceled";
+                        /**
+                         * Format: uuid
+                         * @description Unique per event; also sent as `webhook-id`, the same on every retry: use it to ignore duplicates
+                         */
+                        id: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            notification: {
+                                /** Format: uuid */
+                                id: string;
+                                /** @enum {string} */
+                                status: "completed" | "partially_failed" | "failed" | "canceled";
+                                /** Format: uuid */
+                                templateId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                completedAt: string | null;
+                                stats: {
+                                    recipients: number;
+                                    devices: number;
+                                    sent: number;
+                                    failed: number;
+                                    invalidTokensRemoved: number;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Received. Any other answer, or none within 10 s, is retried. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "device.token_removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A dead device token was removed
+         * @description FCM rejected a device token as no longer valid (`error`, e.g. `UNREGISTERED`) and Herald deleted the device: drop the token from your own records too.
+         *
+         *     Signed as the Standard Webhooks specification says: `webhook-id` (the payload's `id`, the same on every retry),
+         *     `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`,
+         *     several space-separated during a secret rotation). Verify with any Standard Webhooks library, or `verifyWebhook` of
+         *     `@herald/client`. Answer 2xx within 10 s; anything else is retried with exponential backoff for 24 hours.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    "webhook-id": string;
+                    "webhook-timestamp": string;
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        version: 1;
+                        /** @constant */
+                        type: "device.token_removed";
+                        /**
+                         * Format: uuid
+                         * @description Unique per event; also sent as `webhook-id`, the same on every retry: use it to ignore duplicates
+                         */
+                        id: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            userId: string;
+                            /** Format: uuid */
+                            deviceId: string;
+                            platform: string | null;
+                            provider: string;
+                            error: string;
+                            notificationId: string | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Received. Any other answer, or none within 10 s, is retried. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test event
+         * @description Sent by `POST /projects/{projectId}/webhooks/{webhookId}/test`, whatever the endpoint subscribes to.
+         *
+         *     Signed as the Standard Webhooks specification says: `webhook-id` (the payload's `id`, the same on every retry),
+         *     `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`,
+         *     several space-separated during a secret rotation). Verify with any Standard Webhooks library, or `verifyWebhook` of
+         *     `@herald/client`. Answer 2xx within 10 s; anything else is retried with exponential backoff for 24 hours.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    "webhook-id": string;
+                    "webhook-timestamp": string;
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        version: 1;
+                        /** @constant */
+                        type: "webhook.test";
+                        /**
+                         * Format: uuid
+                         * @description Unique per event; also sent as `webhook-id`, the same on every retry: use it to ignore duplicates
+                         */
+                        id: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            /** Format: uuid */
+                            webhookId: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Received. Any other answer, or none within 10 s, is retried. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         AcceptedInvite: {
@@ -3288,6 +3843,369 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProjectsByProjectIdWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        url: string;
+                        description: string | null;
+                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed")[];
+                        enabled: boolean;
+                        failingSince: string | null;
+                        disabledAt: string | null;
+                        previousSecretExpiresAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    }[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postProjectsByProjectIdWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string;
+                    events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed")[];
+                    enabled?: boolean;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        url: string;
+                        description: string | null;
+                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed")[];
+                        enabled: boolean;
+                        failingSince: string | null;
+                        disabledAt: string | null;
+                        previousSecretExpiresAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description The signing secret (`whsec_…`), shown only in this answer */
+                        secret: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProjectsByProjectIdWebhooksByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        url: string;
+                        description: string | null;
+                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed")[];
+                        enabled: boolean;
+                        failingSince: string | null;
+                        disabledAt: string | null;
+                        previousSecretExpiresAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putProjectsByProjectIdWebhooksByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url?: string;
+                    events?: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed")[];
+                    enabled?: boolean;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        url: string;
+                        description: string | null;
+                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed")[];
+                        enabled: boolean;
+                        failingSince: string | null;
+                        disabledAt: string | null;
+                        previousSecretExpiresAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteProjectsByProjectIdWebhooksByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postProjectsByProjectIdWebhooksByWebhookIdRotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        url: string;
+                        description: string | null;
+                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed")[];
+                        enabled: boolean;
+                        failingSince: string | null;
+                        disabledAt: string | null;
+                        previousSecretExpiresAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description The signing secret (`whsec_…`), shown only in this answer */
+                        secret: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postProjectsByProjectIdWebhooksByWebhookIdTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted into the delivery queue */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        eventId: string;
+                        /** Format: uuid */
+                        deliveryId: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProjectsByProjectIdWebhooksByWebhookIdDeliveries: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path: {
+                projectId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            eventId: string;
+                            /** @enum {string} */
+                            eventType: "notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed" | "webhook.test";
+                            /** @enum {string} */
+                            status: "pending" | "succeeded" | "failed";
+                            /** @description HTTP status of the last attempt; null when no answer came */
+                            responseStatus: number | null;
+                            /** @description Duration of the last attempt */
+                            durationMs: number | null;
+                            error: string | null;
+                            nextRetryAt: string | null;
+                            lastAttemptAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            attempts: {
+                                attempt: number;
+                                succeeded: boolean;
+                                responseStatus: number | null;
+                                durationMs: number;
+                                error: string | null;
+                                responseBody: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
+                        }[];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             503: components["responses"]["ServiceUnavailable"];
         };

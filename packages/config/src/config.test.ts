@@ -73,6 +73,21 @@ describe('loadApiConfig', () => {
     expect(loadWorkerConfig({ ...prod, METRICS_HOST: '0.0.0.0', METRICS_TOKEN: 't' })).toMatchObject({ metricsHost: '0.0.0.0', metricsToken: 't' });
   });
 
+  it('webhooks: https only and no internal addresses by default; a day of retries; both processes mail', () => {
+    const w = loadWorkerConfig(prod);
+    expect(w.webhooks).toEqual({ timeoutMs: 10_000, retryBaseMs: 5000, retryMaxDelayMs: 3_600_000, retryWindowMs: 86_400_000, disableAfterMs: 86_400_000, concurrency: 16 });
+    expect(w.webhookAddresses).toEqual({ allowPrivate: false, httpHosts: [] });
+    expect(w.mail).toEqual({ transport: 'smtp', smtpUrl: prod.SMTP_URL, from: 'Herald <no-reply@herald.local>' });
+    // Its one mail carries no link: without SMTP_URL, production logs it, with a warning.
+    const noSmtp = loadWorkerConfig({ ...prod, SMTP_URL: undefined });
+    expect(noSmtp.mail.transport).toBe('log');
+    expect(noSmtp.warnings).toEqual([expect.stringMatching(/^SMTP_URL is not set: the notice to project admins/)]);
+    const dev = loadApiConfig({ ...prod, WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_HTTP_HOSTS: ' Hooks.Local , 127.0.0.1,' });
+    expect(dev.webhookAddresses).toEqual({ allowPrivate: true, httpHosts: ['hooks.local', '127.0.0.1'] });
+    expect(dev.warnings).toEqual([expect.stringMatching(/^WEBHOOK_ALLOW_PRIVATE is true/)]);
+    expect(() => loadWorkerConfig({ ...prod, WEBHOOK_ALLOW_PRIVATE: 'yes' })).toThrow(/WEBHOOK_ALLOW_PRIVATE/);
+  });
+
   it('refuses malformed values, naming them', () => {
     expect(() => loadApiConfig({ ...prod, PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadApiConfig({ ...prod, CREDENTIALS_ENCRYPTION_KEY: 'c2hvcnQ=' })).toThrow(/CREDENTIALS_ENCRYPTION_KEY must be 32 bytes/);

@@ -35,6 +35,10 @@ const common = {
   METRICS_ENABLED: flag(true),
   /** When set, `/metrics` answers only requests bearing `Authorization: Bearer <token>`. */
   METRICS_TOKEN: optionalString,
+  /** Webhooks may call loopback, private, link-local and metadata addresses (development and tests only). */
+  WEBHOOK_ALLOW_PRIVATE: flag(false),
+  /** Comma-separated host names webhooks may call over plain http; every other webhook URL must be https. */
+  WEBHOOK_HTTP_HOSTS: optionalString,
 };
 
 const apiSchema = z.object({
@@ -99,6 +103,20 @@ const workerSchema = z.object({
   WORKER_LOCK_DURATION_MS: intFrom(30_000, 1000),
   /** How often queued notifications whose job was lost are looked for. */
   SWEEP_INTERVAL_MS: intFrom(30_000, 100),
+  /** The worker mails a project's admins when it disables a failing webhook endpoint. */
+  SMTP_URL: optionalString,
+  MAIL_FROM: z.string().default('Herald <no-reply@herald.local>'),
+  MAIL_TRANSPORT: z.enum(['smtp', 'log']).optional(),
+  /** Webhook requests: the whole exchange, connect to the last byte read. */
+  WEBHOOK_TIMEOUT_MS: intFrom(10_000, 100),
+  /** First delay before a failed webhook attempt is retried; doubles per attempt with jitter. */
+  WEBHOOK_RETRY_BASE_MS: intFrom(5_000, 1),
+  WEBHOOK_RETRY_MAX_DELAY_MS: intFrom(3_600_000, 1),
+  /** How long after its event a webhook delivery is still retried. */
+  WEBHOOK_RETRY_WINDOW_MS: intFrom(24 * 3_600_000, 1),
+  /** An endpoint whose attempts have all failed for this long is disabled (and its admins told). */
+  WEBHOOK_DISABLE_AFTER_MS: intFrom(24 * 3_600_000, 1),
+  WEBHOOK_CONCURRENCY: intFrom(16, 1),
 });
 
 export interface EncryptionKeys {
@@ -119,6 +137,7 @@ interface CommonConfig {
   metricsEnabled: boolean;
   /** Bearer token `/metrics` requires, when set. */
   metricsToken?: string;
+  webhookAddresses: { allowPrivate: boolean; httpHosts: string[] };
   /** Messages a human should see at boot (development fallbacks in use). */
   warnings: string[];
 }
@@ -160,6 +179,8 @@ export interface WorkerConfig extends CommonConfig {
   batchSize: number;
   lockDurationMs: number;
   sweepIntervalMs: number;
+  mail: { transport: 'smtp' | 'log'; smtpUrl?: string; from: string };
+  webhooks: { timeoutMs: number; retryBaseMs: number; retryMaxDelayMs: number; retryWindowMs: number; disableAfterMs: number; concurrency: number };
 }
 
 export class ConfigError extends Error {
@@ -219,6 +240,7 @@ function loadCommon(e: z.infer<z.ZodObject<typeof common>>): CommonConfig {
     const key = decodeKey('CREDENTIALS_ENCRYPTION_KEYS_PREVIOUS', old.trim());
     keys.set(keyId(key), key);
   }
+  if (e.WEBHOOK_ALLOW_PRIVATE) warnings.push('WEBHOOK_ALLOW_PRIVATE is true: webhooks may call loopback, private and cloud-metadata addresses (development and tests only)');
   return {
     env: e.NODE_ENV,
     databaseUrl,
@@ -229,6 +251,10 @@ function loadCommon(e: z.infer<z.ZodObject<typeof common>>): CommonConfig {
     logLevel: e.LOG_LEVEL,
     metricsEnabled: e.METRICS_ENABLED,
     metricsToken: e.METRICS_TOKEN,
+    webhookAddresses: {
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+      httpHosts: (e.WEBHOOK_HTTP_HOSTS ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
+    },
     warnings,
   };
 }
@@ -295,8 +321,13 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
 
 export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
   const e = parse(workerSchema, env);
+  const base = loadCommon(e);
+  // The worker's one mail (a webhook endpoint disabled) carries no secret link: the log is an
+  // acceptable transport for it, in production too, with a warning.
+  const transport = mailTransport(e.MAIL_TRANSPORT, e.SMTP_URL, false);
+  if (transport === 'log' && base.env === 'production') base.warnings.push('SMTP_URL is not set: the notice to project admins that a failing webhook endpoint was disabled is written to the log');
   return {
-    ...loadCommon(e),
+    ...base,
     concurrency: e.WORKER_CONCURRENCY,
     deliveryMaxAttempts: e.DELIVERY_MAX_ATTEMPTS,
     fcmRatePerMinute: e.FCM_RATE_PER_MINUTE,
@@ -306,6 +337,15 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     batchSize: e.DELIVERY_BATCH_SIZE,
     lockDurationMs: e.WORKER_LOCK_DURATION_MS,
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
+    mail: { transport, smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    webhooks: {
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      retryMaxDelayMs: e.WEBHOOK_RETRY_MAX_DELAY_MS,
+      retryWindowMs: e.WEBHOOK_RETRY_WINDOW_MS,
+      disableAfterMs: e.WEBHOOK_DISABLE_AFTER_MS,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+    },
   };
 }
 

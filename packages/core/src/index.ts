@@ -4,3 +4,4 @@ export * from './crypto';
 export * from './template';
 export * from './queue';
 export * from './push-options';
+export * from './webhooks';

@@ -5,3 +5,4 @@ export type * from './generated/prisma/client';
 export * from './generated/prisma/enums';
 export * from './provider-credentials';
 export * from './errors';
+export * from './webhook-events';

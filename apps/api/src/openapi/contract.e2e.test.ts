@@ -142,6 +142,17 @@ describe('every operation, as documented', () => {
     expectStatus(overview, 200);
     expect(overview.body.last24h.sent).toBeGreaterThanOrEqual(4);
 
+    // Webhooks: their management and delivery log (the worker's side has its own end-to-end tests)
+    const hook = (await api.post(`/projects/${projectId}/webhooks`, { token, body: { url: 'https://hooks.example.com/herald', events: ['notification.completed'], description: 'orders' } })).body;
+    const hookPath = `/projects/${projectId}/webhooks/${hook.id}`;
+    expectStatus(await api.get(`/projects/${projectId}/webhooks`, { token }), 200);
+    expectStatus(await api.get(hookPath, { token }), 200);
+    expectStatus(await api.put(hookPath, { token, body: { events: ['notification.completed', 'device.token_removed'] } }), 200);
+    expectStatus(await api.post(`${hookPath}/rotate-secret`, { token }), 200);
+    expectStatus(await api.post(`${hookPath}/test`, { token }), 202);
+    expectStatus(await api.get(`${hookPath}/deliveries`, { token }), 200);
+    expectStatus(await api.delete(hookPath, { token }), 200);
+
     // Health and the document
     expectStatus(await api.get('/health'), 200);
     expectStatus(await api.get('/ready'), 200);

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { RouteDefinition } from '../http/define-route';
 import { operationNotes } from './annotations';
 import { errorResponse, healthResponse, notReadyResponse, openApiDocumentResponse, readyResponse } from './components';
+import { webhooksSection } from './webhooks';
 
 type Spec = RouteDefinition['spec'];
 /** JSON Schema as zod emits it (openapi-types' 3.1 schema typings are too narrow for it). */
@@ -33,6 +34,7 @@ const TAGS: OpenAPIV3_1.TagObject[] = [
   { name: 'Push config', description: 'Whether push is enabled for a project, and its FCM providers in failover order.' },
   { name: 'Devices', description: "Device tokens of your users, registered by your backend." },
   { name: 'Sending', description: 'Send a templated push to one user or up to 500, and follow its delivery.' },
+  { name: 'Webhooks', description: "Endpoints that receive the project's outcome events, signed per Standard Webhooks; the events themselves are under `webhooks`." },
   { name: 'Health', description: 'Liveness, readiness and this document; no credentials.' },
 ];
 
@@ -53,8 +55,8 @@ token, such operations need the \`projectId\` query parameter (400 without it).
 send-bulk 10/min; sign-in and password-reset requests 10/min per IP and e-mail, sign-ups 30/min per IP (defaults).
 A 429 carries \`Retry-After\` and the IETF \`RateLimit\` / \`RateLimit-Policy\` headers.
 
-In the repository: \`docs/api.md\` (every rule of the API), \`docs/quick-start.md\` (a curl walkthrough) and
-\`docs/delivery.md\` (delivery semantics).`;
+In the repository: \`docs/api.md\` (every rule of the API), \`docs/quick-start.md\` (a curl walkthrough),
+\`docs/delivery.md\` (delivery semantics) and \`docs/webhooks.md\` (outcome webhooks: events, signing, retries).`;
 
 const STATUS_TEXT: Record<number, { name: string; description: string }> = {
   400: { name: 'BadRequest', description: 'Invalid input: `message` names the first problem, `details` lists every one' },
@@ -329,6 +331,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], options: Documen
     },
     tags,
     paths,
+    webhooks: webhooksSection((schema) => schemas.convert(schema, 'output')),
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The `accessToken` of `POST /auth/signin` (dashboard users).' },

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { AppError, hashSecret, randomToken } from '@herald/core';
 import { isUniqueViolation, Prisma, type Db, type User } from '@herald/db';
 import { signAccessToken } from '../../http/caller';
-import { linkMail, type Mailer } from '../../mail/mailer';
+import { linkMail, type Mailer } from '@herald/mail';
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
 

@@ -4,7 +4,7 @@ import { AppError, hashSecret, randomToken } from '@herald/core';
 import { isUniqueViolation, Prisma, type Db, type Invite, type Role } from '@herald/db';
 import type { ProjectAccess } from '../../http/access';
 import { validationError } from '../../http/define-route';
-import { inertText, linkMail, type Mailer } from '../../mail/mailer';
+import { inertText, linkMail, type Mailer } from '@herald/mail';
 import { nameSchema, passwordSchema } from '../auth/auth.schema';
 import { toUserResponse, type AuthService } from '../auth/auth.service';
 

@@ -1,6 +1,14 @@
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
-import { redactLinkTokens } from '../logger';
+
+/**
+ * A link's token (`…/reset-password?token=…`, `…/accept-invite?token=…`) wherever it appears in a
+ * line: in a mail written to the log, in the URL of a request that followed such a link to the API,
+ * in an error message. The value ends where a URL's query value ends.
+ */
+const LINK_TOKEN = /([?&;]token=)[^&\s"'\\<>#;]+/gi;
+
+export const redactLinkTokens = (text: string) => text.replace(LINK_TOKEN, '$1[redacted]');
 
 export interface MailMessage {
   to: string;
@@ -39,7 +47,7 @@ export function createMailer(options: { transport: 'smtp' | 'log'; smtpUrl?: str
   };
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** A plain message with one call-to-action link, in text and HTML. */
 export function linkMail(to: string, subject: string, intro: string, linkText: string, url: string, outro: string): MailMessage {
