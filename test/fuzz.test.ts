@@ -62,6 +62,7 @@ interface World {
   customerId: string;
   deviceToken: string;
   notificationId: string;
+  webhookId: string;
 }
 
 async function makeWorld(): Promise<World> {
@@ -90,6 +91,7 @@ async function makeWorld(): Promise<World> {
   const deviceToken = unique('token');
   ok(await h.post('/push/register-device', { apiKey: key.key, body: { userId: customerId, deviceToken, provider: 'fcm', platform: 'android' } }), 'device');
   const sent = ok(await h.post('/push/send', { apiKey: key.key, body: { userId: customerId, templateId: template.body.id, variables: { name: 'Ada' } } }), 'send');
+  const webhook = ok(await h.post(`/projects/${project.id}/webhooks`, { token: owner.accessToken, body: { url: 'https://hooks.example.com/fuzz', events: ['notification.failed'] } }), 'webhook');
   return {
     owner,
     projectId: project.id,
@@ -102,6 +104,7 @@ async function makeWorld(): Promise<World> {
     customerId,
     deviceToken,
     notificationId: sent.body.notificationId,
+    webhookId: webhook.body.id,
   };
 }
 
@@ -118,6 +121,8 @@ function realParam(path: string, name: string, w: World): string {
       return w.providerId;
     case 'notificationId':
       return w.notificationId;
+    case 'webhookId':
+      return w.webhookId;
     case 'provider':
       return 'fcm';
     case 'userId':
@@ -159,6 +164,8 @@ const SAMPLES: Record<string, (w: World) => Record<string, unknown>> = {
   'POST /push/register-device': (w) => ({ userId: w.customerId, deviceToken: unique('tok'), provider: 'fcm', platform: 'ios' }),
   'POST /push/unregister-device': () => ({ deviceToken: unique('tok'), provider: 'fcm' }),
   'POST /push/send': (w) => ({ userId: w.customerId, templateId: w.templateId, variables: { name: 'Ada' }, imageUrl: 'https://cdn.example.com/a.png', data: { screen: 'chat' } }),
+  'POST /projects/:projectId/webhooks': () => ({ url: 'https://hooks.example.com/in', events: ['notification.completed', 'device.token_removed'], enabled: true, description: 'fuzz' }),
+  'PUT /projects/:projectId/webhooks/:webhookId': () => ({ url: 'https://hooks.example.com/other', events: ['notification.failed'], enabled: true, description: 'changed' }),
   'POST /push/send-bulk': (w) => ({ userIds: [w.customerId, 'someone-else'], templateId: w.templateId, variables: { name: 'Ada' }, data: { screen: 'chat' } }),
 };
 

@@ -78,7 +78,11 @@ export class WebhookEvents {
   async record(projectId: string, events: WebhookEventInput[], options: { endpointId?: string } = {}): Promise<RecordedEvent[]> {
     const out: RecordedEvent[] = [];
     const only = options.endpointId ?? null;
+    // One cheap read first: most projects have no endpoint, and most events no subscriber.
+    const endpoints = await this.db.webhookEndpoint.findMany({ where: { projectId, enabled: true, ...(only ? { id: only } : {}) }, select: { events: true } });
+    const wanted = (type: string) => only !== null || endpoints.some((e) => e.events.includes(type));
     for (const event of events) {
+      if (!endpoints.length || !wanted(event.type)) continue;
       const id = randomUUID();
       const createdAt = new Date();
       const payload: WebhookPayload = { version: WEBHOOK_PAYLOAD_VERSION, type: event.type, id, createdAt: createdAt.toISOString(), data: event.data };
