@@ -307,6 +307,22 @@ describe('dashboard in a real browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
 
+    // Changing the password keeps this browser signed in (the API revokes the old refresh token, so
+    // the dashboard signs in again with the new password): a due refresh still succeeds.
+    await page.getByRole('link', { name: 'Account' }).click();
+    await page.getByLabel('Current password').fill('a brand new password');
+    await page.getByLabel('New password', { exact: true }).fill('the third password');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Your password has been changed.').waitFor();
+    await check(page, '22-account');
+    await page.evaluate(`(() => {
+      const s = JSON.parse(localStorage.getItem('herald.session'));
+      localStorage.setItem('herald.session', JSON.stringify({ ...s, expiresAt: Date.now() - 1000 }));
+    })()`);
+    await page.goto(`${p.h.url}/`);
+    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+    expect(page.url()).toBe(`${p.h.url}/`);
+
     // The link works once.
     await page.goto(link(mail.text, '/reset-password'));
     await page.getByLabel('New password', { exact: true }).fill('yet another password');

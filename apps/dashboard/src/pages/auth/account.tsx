@@ -3,7 +3,6 @@ import { useMutation } from '@tanstack/react-query';
 import { api, call } from '../../api/client';
 import { useMe } from '../../api/hooks';
 import { signIn } from './sign-in';
-import { signOut } from '../../components/layout';
 import { Button, Card, ErrorNotice, Loading, Notice, PageHeader, TextField } from '../../components/ui';
 
 export function AccountPage() {
@@ -18,7 +17,7 @@ export function AccountPage() {
   });
   return (
     <main className="main narrow" id="main">
-      <PageHeader title="Your account" actions={<Button onClick={() => void signOut()}>Sign out</Button>} />
+      <PageHeader title="Your account" />
       <div className="stack">
         <Card title="Profile">
           {me.isLoading ? (
