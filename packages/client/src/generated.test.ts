@@ -8,9 +8,10 @@ const ROOT = path.join(__dirname, '../../..');
 const PACKAGE = path.join(__dirname, '..');
 
 /**
- * The committed document and types are what the generator makes of today's route definitions; after
- * an API change, run `pnpm client:generate`. The generator runs as its own process (openapi-typescript
- * loads ES modules, which jest's CommonJS runtime cannot).
+ * The committed types are what the generator makes of the committed openapi.json (which the API's own
+ * test compares with its route definitions); after an API change, run `pnpm client:generate`. The
+ * generator runs as its own process (openapi-typescript loads ES modules, which jest's CommonJS
+ * runtime cannot).
  */
 describe('generated files', () => {
   const out = mkdtempSync(path.join(tmpdir(), 'herald-client-'));
@@ -20,13 +21,9 @@ describe('generated files', () => {
   }, 60_000);
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-  it('openapi.json matches the route definitions', () => {
-    expect(readFileSync(path.join(PACKAGE, 'openapi.json'), 'utf8')).toBe(readFileSync(path.join(out, 'openapi.json'), 'utf8'));
-  });
-
-  it('src/schema.ts matches openapi.json', () => {
+  it('src/generated/schema.ts matches openapi.json', () => {
     const fresh = readFileSync(path.join(out, 'schema.ts'), 'utf8');
     expect(fresh).toContain('"/push/send": {');
-    expect(readFileSync(path.join(PACKAGE, 'src/schema.ts'), 'utf8')).toBe(fresh);
+    expect(readFileSync(path.join(PACKAGE, 'src/generated/schema.ts'), 'utf8')).toBe(fresh);
   });
 });

@@ -1,8 +1,8 @@
 import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
 import { Webhook } from 'standardwebhooks';
-import type { components, operations, paths } from './schema';
+import type { components, operations, paths } from './generated/schema';
 
-export type { components, operations, paths } from './schema';
+export type { components, operations, paths } from './generated/schema';
 
 type Schemas = components['schemas'];
 export type ApiError = Schemas['Error'];

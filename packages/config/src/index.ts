@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { zodIssueDetails } from '@herald/core';
 
 /**
  * Configuration is read from the environment once, at boot, and nowhere else (docs/operations.md#configuration).
@@ -190,7 +191,7 @@ export class ConfigError extends Error {
 function parse<S extends z.ZodType>(schema: S, env: Env): z.infer<S> {
   const result = schema.safeParse(env);
   if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    const lines = zodIssueDetails(result.error).map((d) => `  ${d.path}: ${d.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return result.data;

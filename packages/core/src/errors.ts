@@ -1,9 +1,14 @@
 import { STATUS_CODES } from 'node:http';
+import type { ZodError } from 'zod';
 
 export interface ErrorDetail {
   path: string;
   message: string;
 }
+
+/** zod's issues as error details: the dotted path of each offending field and its message. */
+export const zodIssueDetails = (error: ZodError): ErrorDetail[] =>
+  error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
 
 /**
  * The one error type of Herald. Thrown anywhere, shaped once by the API's error middleware into
@@ -24,6 +29,12 @@ export class AppError extends Error {
 
   static badRequest(message: string, details?: ErrorDetail[]) {
     return new AppError(400, message, details);
+  }
+  /** A 400 for input that failed its zod schema: `Invalid <where>: <first path>: <message>`, every issue in `details`. */
+  static invalid(where: string, error: ZodError) {
+    const details = zodIssueDetails(error);
+    const first = details[0];
+    return AppError.badRequest(first ? `Invalid ${where}: ${first.path ? `${first.path}: ` : ''}${first.message}` : `Invalid ${where}`, details);
   }
   static unauthorized(message: string) {
     return new AppError(401, message);

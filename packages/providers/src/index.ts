@@ -1,5 +1,4 @@
 export * from "./types";
 export * from './fcm';
 export * from './registry';
-export * from './fcm-credentials';
 export * from './pool';

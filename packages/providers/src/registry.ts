@@ -1,58 +1,16 @@
-import { z } from 'zod';
-import { fcmProvider } from './fcm-credentials';
+import { zodIssueDetails } from '@herald/core';
+import { SECRET_MASK, type CredentialIssue, type CredentialsResult, type ProviderClientOptions, type ProviderCredentials, type ProviderDefinition, type ProviderDescription } from './definition';
+import { fcmProvider } from './fcm/definition';
 import type { PushProvider } from './types';
+
+export * from './definition';
 
 /**
  * The provider types Herald supports. Each type is one module declaring its credential schema, its
  * public description (served by GET /push-config/provider-schemas) and which fields are secret.
- * Adding a type (e.g. APNs) means adding `<type>-credentials.ts` and one entry in PROVIDERS below.
+ * Adding a type (e.g. APNs) means adding its definition (as `fcm/definition.ts` does) and one entry in
+ * PROVIDERS below.
  */
-
-/** Credentials in their canonical, validated shape: field name → value. */
-export type ProviderCredentials = Record<string, string>;
-
-/** One credential field, as described to API users. */
-export interface CredentialField {
-  name: string;
-  type: 'string';
-  required: boolean;
-  /** Encrypted at rest and never returned (shown as `SECRET_MASK`). */
-  secret: boolean;
-  description: string;
-}
-
-/** Options a live client may need besides its credentials (e.g. `FCM_EMULATOR_HOST`). */
-export interface ProviderClientOptions {
-  emulatorHost?: string;
-  [option: string]: unknown;
-}
-
-export interface ProviderDefinition<C extends ProviderCredentials = ProviderCredentials> {
-  /** The `provider` value in requests, e.g. `fcm`. */
-  provider: string;
-  /** Human-readable name. */
-  name: string;
-  fields: readonly CredentialField[];
-  /** Validates and normalises the full credentials. Issue messages must never contain the input. */
-  schema: z.ZodType<C>;
-  /** Maps other accepted shapes of the credentials (e.g. a downloaded key file) to the canonical one. */
-  normalize?(input: Record<string, unknown>): Record<string, unknown>;
-  /**
-   * Builds a live client from decrypted credentials. Wired where the client lives (e.g. fcm/), so
-   * that this registry does not depend on any client; `createPushProvider` refuses a type without it.
-   */
-  create?(credentials: C, options?: ProviderClientOptions): PushProvider;
-}
-
-/** Public description of a provider type (GET /push-config/provider-schemas). */
-export interface ProviderDescription {
-  provider: string;
-  name: string;
-  fields: CredentialField[];
-}
-
-/** What a secret field reads as in every response. */
-export const SECRET_MASK = '********';
 
 const PROVIDERS: readonly ProviderDefinition[] = [fcmProvider as unknown as ProviderDefinition];
 
@@ -69,14 +27,6 @@ export function describeProvider(def: ProviderDefinition): ProviderDescription {
 export const describeProviders = (): ProviderDescription[] => PROVIDERS.map(describeProvider);
 
 export const secretFieldNames = (def: ProviderDefinition): string[] => def.fields.filter((f) => f.secret).map((f) => f.name);
-
-export interface CredentialIssue {
-  /** Path inside the credentials object, e.g. `privateKey` ('' for the object itself). */
-  path: string;
-  message: string;
-}
-
-export type CredentialsResult<C = ProviderCredentials> = { success: true; credentials: C } | { success: false; issues: CredentialIssue[] };
 
 /**
  * Reads the `config` a client sent: an object, or a JSON string of one (a pasted key file), mapped
@@ -102,7 +52,7 @@ export function readCredentialInput(def: ProviderDefinition, input: unknown): { 
 function validate<C extends ProviderCredentials>(def: ProviderDefinition<C>, values: Record<string, unknown>): CredentialsResult<C> {
   const result = def.schema.safeParse(values);
   if (result.success) return { success: true, credentials: result.data };
-  return { success: false, issues: result.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })) };
+  return { success: false, issues: zodIssueDetails(result.error) };
 }
 
 /** Validates a complete set of credentials (creation). */
@@ -148,6 +98,5 @@ export function maskCredentials(def: ProviderDefinition | undefined, config: Rec
 export function createPushProvider(provider: string, credentials: ProviderCredentials, options?: ProviderClientOptions): PushProvider {
   const def = getProviderDefinition(provider);
   if (!def) throw new Error(`Unknown provider type "${provider}"`);
-  if (!def.create) throw new Error(`No client is registered for provider type "${provider}"`);
   return def.create(credentials, options);
 }

@@ -3,7 +3,7 @@ import jwt from 'jsonwebtoken';
 import { AppError, hashSecret } from '@herald/core';
 import type { Db, Role } from '@herald/db';
 import type { ProjectCache } from './project-cache';
-import { uuid } from './define-route';
+import { uuid } from './uuid';
 
 export type Caller =
   /** `sessionId`: the refresh-token family the access token was issued with (absent in older tokens). */

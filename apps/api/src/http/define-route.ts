@@ -1,6 +1,6 @@
 import type { IRouter, NextFunction, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
-import { AppError, type ErrorDetail } from '@herald/core';
+import { AppError } from '@herald/core';
 import type { AccessDenial, ProjectAccess, ProjectGate, ProjectNeed } from './access';
 import { checkInput } from './input-guard';
 import type { AuthMode, Authenticator, Caller } from './caller';
@@ -100,22 +100,11 @@ export function defineRoute<A extends AuthMode, P extends AnySchema | undefined 
   return { spec, handler } as unknown as RouteDefinition;
 }
 
-export function zodDetails(error: z.ZodError): ErrorDetail[] {
-  return error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
-}
-
-export function validationError(error: z.ZodError, where: string): AppError {
-  const details = zodDetails(error);
-  const first = details[0];
-  const message = first ? `Invalid ${where}: ${first.path ? `${first.path}: ` : ''}${first.message}` : `Invalid ${where}`;
-  return AppError.badRequest(message, details);
-}
-
 function parse(schema: AnySchema | undefined, value: unknown, where: string) {
   if (!schema) return undefined;
   checkInput(value, where);
   const result = schema.safeParse(value);
-  if (!result.success) throw validationError(result.error, where);
+  if (!result.success) throw AppError.invalid(where, result.error);
   return result.data;
 }
 
@@ -260,12 +249,3 @@ export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime:
     });
   }
 }
-
-// Shared zod pieces for routes.
-
-/**
- * An id: any 8-4-4-4-12 hex UUID, as Postgres takes it (`z.uuid()` would also demand an RFC 9562
- * version and variant, and answer 400 where an unknown id must get 404), in any letter case, handed
- * on lowercased (the form Postgres returns and ids are compared in).
- */
-export const uuid = (label = 'id') => z.guid({ error: `${label} must be a valid UUID` }).toLowerCase();

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { startApi, type Harness } from '../../../../test/harness';
+import { CLIENT_DOCUMENT_FILE, serializeDocument } from '../../scripts/openapi';
 import { createApp } from '../app';
 import { apiRoutes } from '../routes';
 import { operationNotes } from './annotations';
@@ -50,6 +52,10 @@ describe('GET /openapi.json', () => {
     const result = await validate(structuredClone(doc) as never);
     if (!result.valid) throw new Error(compileErrors(result));
     expect(result.valid).toBe(true);
+  });
+
+  it('is the document the client is generated from (after a route change: pnpm client:generate)', () => {
+    expect(readFileSync(CLIENT_DOCUMENT_FILE, 'utf8')).toBe(serializeDocument(doc));
   });
 
   it('documents every route Express serves, and nothing else', () => {

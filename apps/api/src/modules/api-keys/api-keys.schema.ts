@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { uuid } from '../../http/define-route';
+import { uuid } from '../../http/uuid';
 
 const keyName = z.string({ error: 'name must be a string' }).trim().min(1, 'name is required').max(100, 'name is too long');
 

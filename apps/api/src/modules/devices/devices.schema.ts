@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { uuid } from '../../http/define-route';
+import { uuid } from '../../http/uuid';
 
 export const PLATFORMS = ['android', 'ios', 'web'] as const;
 export const PROVIDERS = ['fcm'] as const;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { uuid } from '../../http/define-route';
+import { uuid } from '../../http/uuid';
 import { emailSchema, tokenSchema, userResponse } from '../auth/auth.schema';
 
 const roleEnum = z.enum(['team_member', 'project_admin'], { error: 'role must be team_member or project_admin' });

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { AppError, hashSecret, randomToken } from '@herald/core';
 import { isUniqueViolation, Prisma, type Db, type Invite, type Role } from '@herald/db';
 import type { ProjectAccess } from '../../http/access';
-import { validationError } from '../../http/define-route';
 import { inertText, linkMail, type Mailer } from '@herald/mail';
 import { nameSchema, passwordSchema } from '../auth/auth.schema';
 import { toUserResponse, type AuthService } from '../auth/auth.service';
@@ -141,7 +140,7 @@ export class InvitesService {
       if (!(await this.auth.verifyPassword(input.password, existing.passwordHash))) throw AppError.unauthorized(WRONG_PASSWORD);
     } else {
       const fields = newAccountFields.safeParse(input);
-      if (!fields.success) throw validationError(fields.error, 'request body');
+      if (!fields.success) throw AppError.invalid('request body', fields.error);
       account = { firstName: fields.data.firstName, lastName: fields.data.lastName, passwordHash: await this.auth.hashPassword(fields.data.password) };
     }
 

@@ -1,7 +1,9 @@
 import type { Request } from 'express';
 import { z } from 'zod';
+import { AppError } from '@herald/core';
 import type { ApiContainer } from '../../container';
-import { defineRoute, reply, uuid, validationError, type RouteDefinition } from '../../http/define-route';
+import { defineRoute, reply, type RouteDefinition } from '../../http/define-route';
+import { uuid } from '../../http/uuid';
 import { pageResponse } from '../../http/pagination';
 import { perCredential, subjectLimit } from '../../http/rate-limit';
 import { acceptedBulkResponse, acceptedResponse, idempotencyKey, listQuery, notificationResponse, notificationSummary, projectQuery, sendBody, sendBulkBody } from './notifications.schema';
@@ -11,7 +13,7 @@ function readIdempotencyKey(req: Request): string | undefined {
   const raw = req.headers['idempotency-key'];
   if (raw === undefined) return undefined;
   const parsed = idempotencyKey.safeParse(Array.isArray(raw) ? raw[0] : raw);
-  if (!parsed.success) throw validationError(parsed.error, 'Idempotency-Key header');
+  if (!parsed.success) throw AppError.invalid('Idempotency-Key header', parsed.error);
   return parsed.data;
 }
 

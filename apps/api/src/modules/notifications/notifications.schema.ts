@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { uuid } from '../../http/define-route';
+import { uuid } from '../../http/uuid';
 import { paginationQuery } from '../../http/pagination';
 import { customerUserId } from '../devices/devices.schema';
 

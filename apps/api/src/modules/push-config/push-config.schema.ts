@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { providerTypes } from '@herald/providers';
-import { uuid } from '../../http/define-route';
+import { uuid } from '../../http/uuid';
 
 export const PRIORITY_MIN = 0;
 export const PRIORITY_MAX = 1_000_000;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { uuid } from '../../http/define-route';
+import { uuid } from '../../http/uuid';
 
 export const NAME_MAX = 200;
 export const TITLE_MAX = 1000;

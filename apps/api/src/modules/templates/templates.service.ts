@@ -1,6 +1,5 @@
 import { AppError, compileTemplate, TemplateRenderError, TemplateSyntaxError, validateTemplate, type CompiledTemplate, type TemplateSource, type TemplateVariables } from '@herald/core';
 import { isPrismaError, isUniqueViolation, Prisma, type Db, type PushTemplate } from '@herald/db';
-import { validationError } from '../../http/define-route';
 import { importFile, type ImportMode, type Pagination } from './templates.schema';
 
 export const TEMPLATE_NOT_FOUND = 'Template not found';
@@ -217,7 +216,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Validates an export file entry by entry (shape, then template syntax), naming the first bad one. */
 async function parseImport(file: unknown) {
   const parsed = importFile.safeParse(file);
-  if (!parsed.success) throw validationError(parsed.error, 'import file');
+  if (!parsed.success) throw AppError.invalid('import file', parsed.error);
   const seen = new Map<string, number>();
   let sliceStart = performance.now();
   for (const [i, entry] of parsed.data.templates.entries()) {

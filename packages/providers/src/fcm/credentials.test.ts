@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { fcmCredentialsSchema, fcmProvider, isPemPrivateKey, normalizeFcmCredentials, normalizePrivateKey } from './fcm-credentials';
-import { parseCredentials } from './registry';
+import { fcmCredentialsSchema, isPemPrivateKey, normalizeFcmCredentials, normalizePrivateKey } from './credentials';
+import { fcmProvider } from './definition';
+import { parseCredentials } from '../registry';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', {
   modulusLength: 2048,

@@ -1,10 +1,9 @@
 import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
-import type { ProviderDefinition } from './registry';
-import type { FcmCredentials } from './types';
+import type { FcmCredentials } from '../types';
 
 /**
- * FCM credentials: a Google service account (seed §2, "config for provider fcm"). Validation messages
+ * FCM credentials: a Google service account. Validation messages
  * name the field and never contain what was sent: a mistyped key must not end up in a response or log.
  */
 
@@ -64,28 +63,3 @@ export function normalizeFcmCredentials(input: Record<string, unknown>): Record<
   }
   return out;
 }
-
-export const fcmProvider: ProviderDefinition<FcmCredentials & Record<string, string>> = {
-  provider: 'fcm',
-  name: 'Firebase Cloud Messaging',
-  fields: [
-    { name: 'projectId', type: 'string', required: true, secret: false, description: 'ID of the Firebase project (project_id in the service-account JSON)' },
-    {
-      name: 'clientEmail',
-      type: 'string',
-      required: true,
-      secret: false,
-      description: 'E-mail address of the service account (client_email in the service-account JSON)',
-    },
-    {
-      name: 'privateKey',
-      type: 'string',
-      required: true,
-      secret: true,
-      description:
-        'Private key of the service account in PEM form, including the BEGIN/END lines (private_key in the service-account JSON). Stored encrypted and never returned.',
-    },
-  ],
-  schema: fcmCredentialsSchema as z.ZodType<FcmCredentials & Record<string, string>>,
-  normalize: normalizeFcmCredentials,
-};
