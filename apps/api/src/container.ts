@@ -6,14 +6,17 @@ import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE } from '@herald/core';
 import { createDb, WebhookEvents, type Db } from '@herald/db';
 import { ProjectGate } from './http/access';
 import { Authenticator } from './http/caller';
-import { ProjectCache } from './http/project-cache';
 import { createLimiterFactory, type LimiterFactory } from './http/rate-limit';
 import { createLogger } from './logger';
 import { createMailer, type Mailer } from '@herald/mail';
-import { AuthService } from './modules/auth/auth.service';
+import { postgresLoaders } from './project-cache/loaders';
+import { ProjectCache } from './project-cache/project-cache';
 import { createRedis } from './redis';
 
-/** Everything the API's routes depend on, built from config (no DI framework). */
+/**
+ * The API's infrastructure, built from config (no DI framework): connections, the queue, the mailer
+ * and the pieces of the route runtime. Each module builds its own services from it.
+ */
 export interface ApiContainer {
   config: ApiConfig;
   logger: Logger;
@@ -30,7 +33,6 @@ export interface ApiContainer {
   authenticator: Authenticator;
   gate: ProjectGate;
   limiter: LimiterFactory;
-  auth: AuthService;
   close(): Promise<void>;
 }
 
@@ -52,13 +54,7 @@ export function createContainer(config: ApiConfig, overrides: ContainerOverrides
   const webhookQueue = new Queue(WEBHOOKS_QUEUE, { connection: queueConnection, prefix: config.queuePrefix });
   webhookQueue.on('error', () => undefined); // reported through `queue` above
   const mailer = overrides.mailer ?? createMailer({ ...config.mail, logger });
-  const auth = new AuthService(
-    db,
-    mailer,
-    { jwtSecret: config.jwt.secret, accessTtl: config.jwt.accessTtl, refreshTtl: config.jwt.refreshTtl, bcryptRounds: config.bcryptRounds, appUrl: config.appUrl },
-    logger,
-  );
-  const projectCache = new ProjectCache(redis, config.queuePrefix, logger);
+  const projectCache = new ProjectCache(redis, config.queuePrefix, logger, postgresLoaders(db));
   return {
     config,
     logger,
@@ -72,7 +68,6 @@ export function createContainer(config: ApiConfig, overrides: ContainerOverrides
     authenticator: new Authenticator(db, config.jwt.secret, projectCache),
     gate: new ProjectGate(db),
     limiter: createLimiterFactory(redis, config.queuePrefix),
-    auth,
     async close() {
       mailer.close();
       await queue.close().catch(() => undefined);

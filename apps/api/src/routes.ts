@@ -19,7 +19,7 @@ export function apiRoutes(c: ApiContainer): RouteDefinition[] {
   return [
     ...notificationRoutes(c),
     ...deviceRoutes(c),
-    ...authRoutes(c.auth, c.limiter, { signupEnabled: c.config.signupEnabled, limits: c.config.rateLimits }),
+    ...authRoutes(c),
     ...inviteRoutes(c),
     ...projectRoutes(c),
     ...apiKeyRoutes(c),

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import jwt from 'jsonwebtoken';
 import { AppError, hashSecret } from '@herald/core';
 import type { Db, Role } from '@herald/db';
-import type { ProjectCache } from './project-cache';
+import type { ProjectCache } from '../project-cache/project-cache';
 import { uuid } from './uuid';
 
 export type Caller =
@@ -53,14 +53,6 @@ function presentedKey(req: Request): string | undefined {
 
 /** How often at most one instance writes an API key's lastUsedAt (the field is accurate to this). */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
-
-interface KeyRow {
-  id: string;
-  enabled: boolean;
-  projectId: string;
-  name: string;
-  ownerId: string;
-}
 
 /**
  * Resolves who is calling from the request's credentials. An API key is found by its SHA-256 in its
@@ -132,17 +124,10 @@ export class Authenticator {
   private async fromApiKey(req: Request, raw: string | undefined): Promise<Caller> {
     if (!raw) throw AppError.unauthorized(AUTH_MESSAGES.invalidKey);
     const hash = this.keyHash(req, raw);
-    let projectId = this.cache.knownKey(hash)?.projectId;
-    if (!projectId) {
-      // First use on this instance: only the ids are taken from this read. The key itself is read
-      // again below, after the project's version, so that the cached copy cannot predate a change.
-      const found = await this.findKey(hash);
-      if (!found) throw AppError.unauthorized(AUTH_MESSAGES.invalidKey);
-      projectId = found.projectId;
-      this.cache.rememberKey(hash, { projectId, keyId: found.id });
-    }
-    const snapshot = await this.cache.snapshot(req, projectId);
-    const key = await snapshot.load(`api-key:${hash}`, () => this.findKey(hash));
+    const known = await this.cache.findKey(hash);
+    if (!known) throw AppError.unauthorized(AUTH_MESSAGES.invalidKey);
+    const snapshot = await this.cache.snapshot(req, known.projectId);
+    const key = await snapshot.apiKey(hash);
     if (!key) throw AppError.unauthorized(AUTH_MESSAGES.invalidKey);
     if (!key.enabled) throw AppError.unauthorized(AUTH_MESSAGES.disabledKey);
     this.touch(key.id);
@@ -154,15 +139,6 @@ export class Authenticator {
     let hash = this.keyHashes.get(req);
     if (hash === undefined) this.keyHashes.set(req, (hash = hashSecret(raw.trim())));
     return hash;
-  }
-
-  /** The key with its project, in one round trip. */
-  private async findKey(hash: string): Promise<KeyRow | null> {
-    const [key] = await this.db.$queryRaw<KeyRow[]>`
-      SELECT k."id", k."enabled", k."projectId", p."name", p."ownerId"
-      FROM "ApiKey" k JOIN "Project" p ON p."id" = k."projectId"
-      WHERE k."keyHash" = ${hash}`;
-    return key ?? null;
   }
 
   /** Records lastUsedAt at most once a minute per key and instance, off the request path. */

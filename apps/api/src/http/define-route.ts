@@ -4,7 +4,7 @@ import { AppError } from '@herald/core';
 import type { AccessDenial, ProjectAccess, ProjectGate, ProjectNeed } from './access';
 import { checkInput } from './input-guard';
 import type { AuthMode, Authenticator, Caller } from './caller';
-import type { ProjectCache } from './project-cache';
+import type { ProjectCache, ProjectSnapshot } from '../project-cache/project-cache';
 
 type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type AnySchema = z.ZodType;
@@ -31,6 +31,8 @@ export interface ProjectSpec {
   from: 'query' | 'body' | 'params' | 'bodyOrQuery';
   need?: ProjectNeed;
   denial?: AccessDenial;
+  /** The handler reads the project's cached state (`projectState`), e.g. a send's checks. */
+  state?: true;
 }
 
 export interface RouteSpec<A extends AuthMode, P, Q, B, PS extends ProjectSpec | undefined> {
@@ -63,14 +65,24 @@ export interface RouteSpec<A extends AuthMode, P, Q, B, PS extends ProjectSpec |
   keepsProjectCache?: boolean;
 }
 
+export type AccessResource = (projectOf: Promise<string | undefined>, notFound: string, need?: ProjectNeed) => Promise<ProjectAccess>;
+
 export interface RouteContext<A extends AuthMode, P, Q, B, PS extends ProjectSpec | undefined> {
   params: Parsed<P>;
   query: Parsed<Q>;
   body: Parsed<B>;
   caller: CallerFor<A>;
   project: PS extends ProjectSpec ? ProjectAccess : undefined;
-  /** Checks the caller's access to a project found through a resource (e.g. a template's project). */
+  /** The project's snapshot from the project cache, at its current version (routes with `project.state`). */
+  projectState: PS extends { state: true } ? ProjectSnapshot : undefined;
+  /** Checks the caller's access to a project. */
   access(projectId: string, need?: ProjectNeed, denial?: AccessDenial): Promise<ProjectAccess>;
+  /**
+   * Access to a resource addressed by its own id (a template, an invite, a provider): its project
+   * (`projectOf` resolves to `undefined` for an unknown id), checked against the caller. An unknown id
+   * and a resource of a project the caller is not in answer alike: 404 `notFound`.
+   */
+  accessResource: AccessResource;
   req: Request;
   res: Response;
 }
@@ -213,6 +225,16 @@ export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime:
         touched.add(granted.id);
         return granted;
       };
+      const accessResource: AccessResource = async (projectOf, notFound, need) => {
+        const projectId = await projectOf;
+        if (!projectId) throw AppError.notFound(notFound);
+        try {
+          return await access(projectId, need);
+        } catch (err) {
+          if (err instanceof AppError && err.status === 404) throw AppError.notFound(notFound);
+          throw err;
+        }
+      };
       // A project named in the path or the query is checked before the body is read: to a caller
       // outside it the project does not exist, and a role that may not act gets its 403, whatever the
       // body or upload holds (not a 400, 413 or 415).
@@ -226,7 +248,9 @@ export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime:
       if (spec.project?.from === 'query') project = await projectFor(spec.project, caller, { query }, access);
       const body = spec.body ? parse(spec.body, readJsonBody(req), 'request body') : undefined;
       if (spec.project && !project) project = await projectFor(spec.project, caller, { query, body }, access);
-      return handler({ params, query, body, caller, project, access, req, res } as never);
+      // Already read for this request when an API key was checked: no second version read.
+      const projectState = spec.project?.state && project ? await runtime.projectCache.snapshot(req, project.id) : undefined;
+      return handler({ params, query, body, caller, project, projectState, access, accessResource, req, res } as never);
     };
 
     router[spec.method](spec.path, async (req: Request, res: Response) => {

@@ -86,56 +86,33 @@ export const operationKey = (method: string, expressPath: string) => `${method.t
 
 const NAMED_FORMATS = new Set(['uuid', 'email', 'date-time', 'uri']);
 
-/** z.json(): string | number | boolean | null | array of itself | record of itself. */
-const isJsonValue = (def: JsonObject, key: string) =>
-  Array.isArray(def.anyOf) && def.anyOf.length === 6 && JSON.stringify(def).split(`"#/$defs/${key}"`).length === 3;
+/**
+ * zod's JSON Schema, less what says nothing to a reader: the regex zod adds to a named format (40
+ * lines of noise in every uuid), `z.int()`'s safe-integer bounds, and the registry id zod copies into
+ * a named schema (its component name already says it). Applied through zod's own `override` hook.
+ */
+function quieter({ jsonSchema: json }: { jsonSchema: JsonObject }) {
+  if (json.pattern !== undefined && NAMED_FORMATS.has(String(json.format))) delete json.pattern;
+  if (json.minimum === Number.MIN_SAFE_INTEGER) delete json.minimum;
+  if (json.maximum === Number.MAX_SAFE_INTEGER) delete json.maximum;
+  if (typeof json.id === 'string') delete json.id;
+}
 
 /**
- * Collects the named schemas (zod's `$defs`) of every conversion into `components.schemas`, and
- * fails loudly if one name would stand for two different shapes (e.g. one schema used for input
- * and output with a default).
+ * Collects the named schemas (zod's `$defs`, from the ids the modules' schemas are registered with)
+ * of every conversion into `components.schemas`, and fails loudly if one name would stand for two
+ * different shapes (e.g. one schema used for input and output with a default).
  */
 class SchemaCollector {
   readonly schemas: Record<string, Schema> = {};
-  private anonymous = 0;
 
   convert(schema: z.ZodType, io: 'input' | 'output'): Schema {
-    const json = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'throw' }) as JsonObject;
+    const json = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'throw', cycles: 'throw', override: quieter }) as JsonObject;
     delete json.$schema;
-    const defs = (json.$defs ?? {}) as Record<string, JsonObject>;
+    const defs = (json.$defs ?? {}) as Record<string, Schema>;
     delete json.$defs;
-    const renames = new Map<string, string>();
-    const inlined = new Map<string, JsonObject>();
-    for (const [key, def] of Object.entries(defs)) {
-      // zod's generated names (`__schema0`) mean nothing across conversions. The one recursive shape so
-      // far is z.json(), which says no more than "any JSON value" — `{}` — and recursive types trip up
-      // TypeScript generators.
-      if (!key.startsWith('__schema')) continue;
-      if (isJsonValue(def, key)) inlined.set(key, {});
-      else renames.set(key, `Schema${++this.anonymous}`);
-    }
-    const rewrite = (value: unknown): unknown => {
-      if (Array.isArray(value)) return value.map(rewrite);
-      if (!value || typeof value !== 'object') return value;
-      const ref = (value as JsonObject).$ref;
-      if (typeof ref === 'string' && inlined.has(ref.slice('#/$defs/'.length))) return inlined.get(ref.slice('#/$defs/'.length));
-      const out: JsonObject = {};
-      for (const [k, v] of Object.entries(value)) {
-        if (k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')) {
-          const name = v.slice('#/$defs/'.length);
-          out[k] = `#/components/schemas/${renames.get(name) ?? name}`;
-        } else if (k === 'id' && typeof v === 'string') {
-          // zod copies the registry id into the schema; the component name already says it.
-        } else if (k === 'pattern' && NAMED_FORMATS.has(String((value as JsonObject).format))) {
-          // zod's own regex for a named format: 40 lines of noise in every uuid of the reference.
-        } else if ((k === 'minimum' && v === Number.MIN_SAFE_INTEGER) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER)) {
-          // z.int()'s safe-integer bounds say nothing to a reader.
-        } else out[k] = rewrite(v);
-      }
-      return out;
-    };
-    for (const [key, def] of Object.entries(defs)) if (!inlined.has(key)) this.add(renames.get(key) ?? key, rewrite(def) as Schema);
-    return rewrite(json) as Schema;
+    for (const [name, def] of Object.entries(defs)) this.add(name, toComponentRefs(def) as Schema);
+    return toComponentRefs(json) as Schema;
   }
 
   private add(name: string, schema: Schema) {
@@ -173,6 +150,15 @@ const PROJECT_ID_HELP: Record<'jwt' | 'keyOrJwt', string> = {
 
 const projectIdHelp = (spec: Spec) =>
   `${PROJECT_ID_HELP[spec.auth === 'jwt' ? 'jwt' : 'keyOrJwt']}${spec.project?.from === 'bodyOrQuery' ? ' Given in the body or the query (the body wins).' : ''}`;
+
+/** zod's references to its `$defs` as references to the document's components. */
+function toComponentRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toComponentRefs);
+  if (!value || typeof value !== 'object') return value;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(value)) out[k] = k === '$ref' && typeof v === 'string' ? v.replace('#/$defs/', '#/components/schemas/') : toComponentRefs(v);
+  return out;
+}
 
 /** Error statuses a route can answer, from what its definition says it does. */
 function derivedErrors(spec: Spec, hasInput: boolean): number[] {

@@ -18,7 +18,7 @@ const isMissingRow = (err: unknown) => isPrismaError(err, 'P2025');
 
 /**
  * A project's API keys. Only the SHA-256 of a key is stored; the key itself is shown once, at
- * creation. Requests find keys by hash in the project cache (http/caller.ts, http/project-cache.ts);
+ * creation. Requests find keys by hash in the project cache (http/caller.ts, project-cache/);
  * the routes that call this service publish a new project version before they answer, so disabling
  * or deleting a key takes effect on every API instance at the next request.
  */

@@ -1,9 +1,9 @@
 import { AppError } from '@herald/core';
+import type { ApiContainer } from '../../container';
 import type { Caller } from '../../http/caller';
-import { defineRoute } from '../../http/define-route';
-import type { LimiterFactory } from '../../http/rate-limit';
+import { defineRoute, type RouteDefinition } from '../../http/define-route';
 import { allLimits, clientIp, perIpAndEmail } from '../../http/rate-limit';
-import type { AuthService } from './auth.service';
+import { createAuthService } from './auth.service';
 import {
   changePasswordBody,
   messageResponse,
@@ -25,12 +25,10 @@ export const SIGNUP_CLOSED = 'Sign-up is closed on this server: accounts are cre
 export const PASSWORD_CHECK_LIMITER = 'password-check';
 export const passwordCheckKey = (email: string) => `account:${email}`;
 
-export interface AuthRouteSettings {
-  signupEnabled: boolean;
-  limits: { auth: number; signup: number; signinPerIp: number; passwordCheck: number };
-}
-
-export function authRoutes(auth: AuthService, limiter: LimiterFactory, { signupEnabled, limits }: AuthRouteSettings) {
+export function authRoutes(c: ApiContainer): RouteDefinition[] {
+  const auth = createAuthService(c);
+  const { limiter } = c;
+  const { signupEnabled, rateLimits: limits } = c.config;
   const passwordCheckLimit = limiter({
     name: PASSWORD_CHECK_LIMITER,
     limit: limits.passwordCheck,

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { AppError, hashSecret, randomToken } from '@herald/core';
 import { isUniqueViolation, Prisma, type Db, type User } from '@herald/db';
 import { signAccessToken } from '../../http/caller';
+import type { ApiContainer } from '../../container';
 import { linkMail, type Mailer } from '@herald/mail';
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
@@ -208,4 +209,10 @@ export class AuthService {
     });
     return { message: 'Password has been changed' };
   }
+}
+
+/** The auth service of an API, from its container's config. */
+export function createAuthService(c: Pick<ApiContainer, 'db' | 'mailer' | 'config' | 'logger'>): AuthService {
+  const { jwt, bcryptRounds, appUrl } = c.config;
+  return new AuthService(c.db, c.mailer, { jwtSecret: jwt.secret, accessTtl: jwt.accessTtl, refreshTtl: jwt.refreshTtl, bcryptRounds, appUrl }, c.logger);
 }

@@ -1,21 +1,18 @@
 import type { Request, Response } from 'express';
-import { AppError } from '@herald/core';
 import type { ApiContainer } from '../../container';
-import type { ProjectAccess, ProjectNeed } from '../../http/access';
-import { defineRoute, type RouteDefinition } from '../../http/define-route';
+import { defineRoute, type AccessResource, type RouteDefinition } from '../../http/define-route';
 import { clientIp, subjectLimit } from '../../http/rate-limit';
 import { PASSWORD_CHECK_LIMITER, passwordCheckKey } from '../auth/auth.routes';
+import { createAuthService } from '../auth/auth.service';
 import { INVITE_NOT_FOUND, InvitesService } from './invites.service';
 import { acceptInviteBody, acceptInviteResponse, createInviteBody, inviteParams, inviteResponse, projectParams } from './invites.schema';
-
-type Access = (projectId: string, need?: ProjectNeed) => Promise<ProjectAccess>;
 
 /**
  * Static paths (`/projects/invite`, `/projects/resend-invite/:id`, …) — mounted before the project
  * routes so that no `/projects/:projectId` pattern can take them.
  */
 export function inviteRoutes(c: ApiContainer): RouteDefinition[] {
-  const invites = new InvitesService(c.db, c.mailer, c.auth, { appUrl: c.config.appUrl }, c.logger);
+  const invites = new InvitesService(c.db, c.mailer, createAuthService(c), { appUrl: c.config.appUrl }, c.logger);
   const tags = ['Invites'];
 
   // Every invite mail (a new invite or a resend) counts per project, per inviting user and per
@@ -48,14 +45,10 @@ export function inviteRoutes(c: ApiContainer): RouteDefinition[] {
   }
 
   /** The invite's project, for a project_admin of it; to anyone outside the project the invite does not exist. */
-  async function adminOfInvite(access: Access, inviteId: string): Promise<{ project: ProjectAccess; email: string }> {
-    const { projectId, email } = await invites.find(inviteId);
-    try {
-      return { project: await access(projectId, 'project_admin'), email };
-    } catch (err) {
-      if (err instanceof AppError && err.status === 404) throw AppError.notFound(INVITE_NOT_FOUND);
-      throw err;
-    }
+  async function adminOfInvite(accessResource: AccessResource, inviteId: string) {
+    const invite = invites.find(inviteId);
+    const project = await accessResource(invite.then((found) => found?.projectId), INVITE_NOT_FOUND, 'project_admin');
+    return { project, email: (await invite)!.email };
   }
 
   return [
@@ -92,15 +85,15 @@ export function inviteRoutes(c: ApiContainer): RouteDefinition[] {
     ),
     defineRoute(
       { method: 'post', path: '/projects/resend-invite/:inviteId', summary: 'Resend a pending invite with a new token', tags, auth: 'jwt', params: inviteParams, response: inviteResponse },
-      async ({ params, caller, access, req, res }) => {
-        const { project, email } = await adminOfInvite(access, params.inviteId);
+      async ({ params, caller, accessResource, req, res }) => {
+        const { project, email } = await adminOfInvite(accessResource, params.inviteId);
         await countInviteMail(req, res, { projectId: project.id, inviterId: caller.userId, email });
         return invites.resend(project, params.inviteId, caller.email);
       },
     ),
     defineRoute(
       { method: 'delete', path: '/projects/cancel-invite/:inviteId', summary: 'Cancel a pending invite', tags, auth: 'jwt', params: inviteParams, response: inviteResponse },
-      async ({ params, access }) => invites.cancel((await adminOfInvite(access, params.inviteId)).project, params.inviteId),
+      async ({ params, accessResource }) => invites.cancel((await adminOfInvite(accessResource, params.inviteId)).project, params.inviteId),
     ),
     defineRoute(
       {

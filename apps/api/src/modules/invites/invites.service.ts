@@ -89,11 +89,10 @@ export class InvitesService {
     return invites.map((i) => this.toResponse(i));
   }
 
-  /** The project an invite belongs to (for the access check) and its address (for the mail limits). Unknown invite → 404. */
-  async find(inviteId: string): Promise<{ projectId: string; email: string }> {
+  /** The project an invite belongs to (for the access check) and its address (for the mail limits); `undefined` for an unknown invite. */
+  async find(inviteId: string): Promise<{ projectId: string; email: string } | undefined> {
     const invite = await this.db.invite.findUnique({ where: { id: inviteId }, select: { projectId: true, email: true } });
-    if (!invite) throw AppError.notFound(INVITE_NOT_FOUND);
-    return invite;
+    return invite ?? undefined;
   }
 
   /** The address of the invite a token belongs to, whatever its state (for the password-check limit). */

@@ -37,16 +37,15 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         auth: 'keyOrJwt',
         query: projectQuery,
         body: sendBody,
-        project: { from: 'query' },
+        project: { from: 'query', state: true },
         rateLimit: sendLimit,
         status: 202,
         response: acceptedResponse,
       },
-      async ({ project, body, req, res }) => {
+      async ({ project, projectState, body, req, res }) => {
         await projectSendLimit?.(req, res, project.id);
         const { userId, ...rest } = body;
-        const snapshot = await c.projectCache.snapshot(req, project.id);
-        return reply(202, await notifications.send(snapshot, project.id, { ...rest, userIds: [userId], bulk: false }, readIdempotencyKey(req)));
+        return reply(202, await notifications.send(projectState, { ...rest, userIds: [userId], bulk: false }, readIdempotencyKey(req)));
       },
     ),
     defineRoute(
@@ -59,15 +58,14 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         auth: 'keyOrJwt',
         query: projectQuery,
         body: sendBulkBody,
-        project: { from: 'query' },
+        project: { from: 'query', state: true },
         rateLimit: bulkLimit,
         status: 202,
         response: acceptedBulkResponse,
       },
-      async ({ project, body, req, res }) => {
+      async ({ project, projectState, body, req, res }) => {
         await projectSendLimit?.(req, res, project.id);
-        const snapshot = await c.projectCache.snapshot(req, project.id);
-        return reply(202, await notifications.send(snapshot, project.id, { ...body, bulk: true }, readIdempotencyKey(req)));
+        return reply(202, await notifications.send(projectState, { ...body, bulk: true }, readIdempotencyKey(req)));
       },
     ),
     defineRoute(

@@ -3,7 +3,8 @@ import { AppError, deliverJobId, NOTIFICATIONS_QUEUE } from '@herald/core';
 import { startApi, type Harness } from '../../../../../test/harness';
 import { tenant } from '../../../../../test/fixtures';
 import { startRedis } from '../../../../../test/services';
-import { ProjectSnapshot } from '../../http/project-cache';
+import { postgresLoaders } from '../../project-cache/loaders';
+import { ProjectSnapshot } from '../../project-cache/project-cache';
 import { createRedis } from '../../redis';
 import { NotificationService } from './notifications.service';
 
@@ -23,7 +24,7 @@ async function ready() {
   await h.db.pushConfig.create({ data: { projectId: t.project.id, enabled: true } });
   await h.db.providerConfig.create({ data: { projectId: t.project.id, provider: 'fcm', name: 'fcm', priority: 1, config: {}, secrets: 'sealed', keyId: 'k' } });
   const template = await h.db.pushTemplate.create({ data: { projectId: t.project.id, name: 'greeting', title: 'Hi {{name}}', body: 'Hello' } });
-  return { projectId: t.project.id, templateId: template.id, snapshot: new ProjectSnapshot('test') };
+  return { projectId: t.project.id, templateId: template.id, snapshot: new ProjectSnapshot(t.project.id, 'test', postgresLoaders(h.db)) };
 }
 
 const input = (templateId: string, userId = 'user-1') => ({ userIds: [userId], templateId, variables: { name: 'Ada' }, bulk: false });
@@ -31,7 +32,7 @@ const input = (templateId: string, userId = 'user-1') => ({ userIds: [userId], t
 it('concurrent sends are admitted together: one row and one job each', async () => {
   const service = new NotificationService(h.db, h.container.queue);
   const p = await ready();
-  const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => service.send(p.snapshot, p.projectId, input(p.templateId, `user-${i}`))));
+  const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => service.send(p.snapshot, input(p.templateId, `user-${i}`))));
   const ids = answers.map((a) => a.notificationId);
   expect(new Set(ids).size).toBe(40);
   const rows = await h.db.notification.findMany({ where: { projectId: p.projectId } });
@@ -45,12 +46,12 @@ it('a row that breaks the batch fails alone: a send for a project deleted a mome
   const service = new NotificationService(h.db, h.container.queue);
   const kept = await ready();
   const gone = await ready();
-  await service.send(gone.snapshot, gone.projectId, input(gone.templateId)); // its checks are now in the snapshot
+  await service.send(gone.snapshot, input(gone.templateId)); // its checks are now in the snapshot
   await h.db.project.delete({ where: { id: gone.projectId } });
   const results = await Promise.allSettled([
-    service.send(kept.snapshot, kept.projectId, input(kept.templateId, 'a')),
-    service.send(gone.snapshot, gone.projectId, input(gone.templateId, 'b')),
-    service.send(kept.snapshot, kept.projectId, input(kept.templateId, 'c')),
+    service.send(kept.snapshot, input(kept.templateId, 'a')),
+    service.send(gone.snapshot, input(gone.templateId, 'b')),
+    service.send(kept.snapshot, input(kept.templateId, 'c')),
   ]);
   expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   const refused = (results[1] as PromiseRejectedResult).reason;
@@ -63,8 +64,8 @@ it('the same Idempotency-Key twice in one batch: one notification, both answers 
   const service = new NotificationService(h.db, h.container.queue);
   const p = await ready();
   const [first, second] = await Promise.all([
-    service.send(p.snapshot, p.projectId, input(p.templateId), 'same-key'),
-    service.send(p.snapshot, p.projectId, input(p.templateId), 'same-key'),
+    service.send(p.snapshot, input(p.templateId), 'same-key'),
+    service.send(p.snapshot, input(p.templateId), 'same-key'),
   ]);
   expect(second).toEqual(first);
   expect(await h.db.notification.count({ where: { projectId: p.projectId } })).toBe(1);
@@ -81,14 +82,14 @@ it('when the queue refuses a batch, or a single send, each send is 503 and no ro
     await redis.stop();
     const service = new NotificationService(h.db, queue);
     const p = await ready();
-    const results = await Promise.allSettled([service.send(p.snapshot, p.projectId, input(p.templateId, 'a')), service.send(p.snapshot, p.projectId, input(p.templateId, 'b'))]);
+    const results = await Promise.allSettled([service.send(p.snapshot, input(p.templateId, 'a')), service.send(p.snapshot, input(p.templateId, 'b'))]);
     for (const r of results) {
       expect(r.status).toBe('rejected');
       expect((r as PromiseRejectedResult).reason).toMatchObject({ status: 503 });
     }
     expect(await h.db.notification.count({ where: { projectId: p.projectId } })).toBe(0);
     // A batch of one takes another call into the queue.
-    await expect(service.send(p.snapshot, p.projectId, input(p.templateId, 'c'))).rejects.toMatchObject({ status: 503 });
+    await expect(service.send(p.snapshot, input(p.templateId, 'c'))).rejects.toMatchObject({ status: 503 });
     expect(await h.db.notification.count({ where: { projectId: p.projectId } })).toBe(0);
   } finally {
     await queue.close().catch(() => undefined);

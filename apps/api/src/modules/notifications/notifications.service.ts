@@ -5,7 +5,7 @@ import { AppError, deliverJob, deliverJobId } from '@herald/core';
 import { isForeignKeyViolation, sqlPool, sqlState, type Db, type Notification, type SqlPool } from '@herald/db';
 import { PROJECT_NOT_FOUND } from '../../http/access';
 import { page } from '../../http/pagination';
-import type { ProjectSnapshot } from '../../http/project-cache';
+import type { ProjectSnapshot } from '../../project-cache/project-cache';
 import { renderWithin } from '../templates/templates.service';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
@@ -46,13 +46,6 @@ const toAdmissionError = (err: unknown): Error => (isForeignKeyViolation(err) ? 
 /** Sends admitted in one write: at most this many rows in one INSERT and one queue round trip. */
 const MAX_ADMISSION_BATCH = 200;
 
-interface TemplateRow {
-  id: string;
-  updatedAt: string;
-  title: string;
-  body: string;
-}
-
 const accepted = (n: Pick<Notification, 'id' | 'bulk' | 'recipients'>) =>
   n.bulk ? { notificationId: n.id, status: 'queued' as const, recipients: n.recipients } : { notificationId: n.id, status: 'queued' as const };
 
@@ -92,12 +85,14 @@ export class NotificationService {
     this.pool = sqlPool(db);
   }
 
-  async send(snapshot: ProjectSnapshot, projectId: string, input: SendInput, idempotencyKey?: string) {
+  /** Checks a send against the project's state, then admits it. */
+  async send(state: ProjectSnapshot, input: SendInput, idempotencyKey?: string) {
+    const { projectId } = state;
     if (idempotencyKey) {
       const replay = await this.replay(projectId, idempotencyKey);
       if (replay) return replay;
     }
-    await this.precheck(snapshot, projectId, input.templateId, input.variables ?? {});
+    await this.precheck(state, input.templateId, input.variables ?? {});
     const userIds = [...new Set(input.userIds)];
     const draft: Draft = { ...input, id: randomUUID(), projectId, userIds, variables: input.variables ?? {}, idempotencyKey };
     if ((await this.admissions.load(draft)) === 'duplicate') {
@@ -186,24 +181,12 @@ export class NotificationService {
   }
 
   /** The checks before queuing (docs/api.md#sending): each a clear 4xx, and nothing queued. Read from the project's snapshot. */
-  private async precheck(snapshot: ProjectSnapshot, projectId: string, templateId: string, variables: Record<string, unknown>) {
-    const [template, { config, providers }] = await Promise.all([
-      snapshot.load(`template:${templateId}`, async () => {
-        const [row] = await this.db.$queryRaw<TemplateRow[]>`
-          SELECT "id", "updatedAt", "title", "body" FROM "PushTemplate" WHERE "id" = ${templateId}::uuid AND "projectId" = ${projectId}::uuid`;
-        return row ?? null;
-      }),
-      snapshot.load('send-checks', async () => {
-        const [row] = await this.db.$queryRaw<{ config: boolean | null; providers: boolean }[]>`
-          SELECT (SELECT c."enabled" FROM "PushConfig" c WHERE c."projectId" = ${projectId}::uuid) AS "config",
-                 EXISTS (SELECT 1 FROM "ProviderConfig" p WHERE p."projectId" = ${projectId}::uuid AND p."enabled") AS "providers"`;
-        return row;
-      }),
-    ]);
+  private async precheck(state: ProjectSnapshot, templateId: string, variables: Record<string, unknown>) {
+    const [template, { pushEnabled, hasEnabledProvider }] = await Promise.all([state.template(templateId), state.sendReadiness()]);
     if (!template) throw AppError.notFound(TEMPLATE_NOT_FOUND);
-    if (config === null) throw AppError.conflict(NOT_CONFIGURED);
-    if (!config) throw AppError.conflict(DISABLED);
-    if (!providers) throw AppError.conflict(NO_PROVIDER);
+    if (pushEnabled === null) throw AppError.conflict(NOT_CONFIGURED);
+    if (!pushEnabled) throw AppError.conflict(DISABLED);
+    if (!hasEnabledProvider) throw AppError.conflict(NO_PROVIDER);
     // A trial render, within the budget the worker renders with: variables that cannot be rendered
     // are refused here rather than queued to fail (or block a worker) later.
     const missing = renderWithin(template, variables).template.missing(variables);

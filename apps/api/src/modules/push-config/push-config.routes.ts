@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { AppError } from '@herald/core';
 import { describeProvider, describeProviders, getProviderDefinition } from '@herald/providers';
 import type { ApiContainer } from '../../container';
-import { defineRoute, type RouteDefinition } from '../../http/define-route';
-import type { ProjectNeed } from '../../http/access';
+import { defineRoute, type AccessResource, type RouteDefinition } from '../../http/define-route';
 import {
   createProviderBody,
   createPushConfigBody,
@@ -28,20 +27,9 @@ export function pushConfigRoutes(c: ApiContainer): RouteDefinition[] {
   const member = { from: 'query', need: 'member' } as const;
   const admin = { from: 'query', need: 'project_admin' } as const;
 
-  /**
-   * A provider config's project, checked against the caller. An unknown id and one of a project the
-   * caller is not in read the same: 404 Provider config not found.
-   */
-  async function providerProject(ctx: { access(projectId: string, need?: ProjectNeed): Promise<unknown> }, providerConfigId: string) {
-    const projectId = await service.providerProjectId(providerConfigId);
-    try {
-      await ctx.access(projectId, 'project_admin');
-    } catch (err) {
-      if (err instanceof AppError && err.status === 404) throw AppError.notFound(PROVIDER_NOT_FOUND);
-      throw err;
-    }
-    return projectId;
-  }
+  /** A provider config's project, for a project_admin of it; to anyone outside the project the provider does not exist. */
+  const providerProject = async (ctx: { accessResource: AccessResource }, providerConfigId: string) =>
+    (await ctx.accessResource(service.providerProjectId(providerConfigId), PROVIDER_NOT_FOUND, 'project_admin')).id;
 
   return [
     defineRoute(

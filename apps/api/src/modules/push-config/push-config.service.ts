@@ -118,10 +118,9 @@ export class PushConfigService {
   }
 
   /** The project a provider config belongs to, for the caller's access check (404 when unknown). */
-  async providerProjectId(providerConfigId: string): Promise<string> {
+  async providerProjectId(providerConfigId: string): Promise<string | undefined> {
     const row = await this.db.providerConfig.findUnique({ where: { id: providerConfigId }, select: { projectId: true } });
-    if (!row) throw AppError.notFound(PROVIDER_NOT_FOUND);
-    return row.projectId;
+    return row?.projectId;
   }
 
   async createProvider(projectId: string, input: CreateProviderInput) {

@@ -1,6 +1,5 @@
-import { AppError } from '@herald/core';
 import type { ApiContainer } from '../../container';
-import { defineRoute, type RouteDefinition } from '../../http/define-route';
+import { defineRoute, type AccessResource, type RouteDefinition } from '../../http/define-route';
 import {
   createTemplateBody,
   exportResponse,
@@ -26,21 +25,8 @@ export function templateRoutes(c: ApiContainer): RouteDefinition[] {
   const templates = new TemplateService(c.db);
   const tags = ['Push templates'];
 
-  /**
-   * For routes addressed by template id alone: the template's project, once the caller is known to
-   * belong to it. A template of a project the caller is not in answers exactly like an unknown id.
-   */
-  async function projectOfTemplate(id: string, access: (projectId: string) => Promise<unknown>) {
-    const projectId = await templates.projectOf(id);
-    if (!projectId) throw AppError.notFound(TEMPLATE_NOT_FOUND);
-    try {
-      await access(projectId);
-    } catch (err) {
-      if (err instanceof AppError && err.status === 404) throw AppError.notFound(TEMPLATE_NOT_FOUND);
-      throw err;
-    }
-    return projectId;
-  }
+  /** For routes addressed by template id alone: the template's project, for a member of it. */
+  const templateProject = async (accessResource: AccessResource, id: string) => (await accessResource(templates.projectOf(id), TEMPLATE_NOT_FOUND)).id;
 
   // Static paths first: `preview`, `export`, `import` and `project` are not template ids.
   return [
@@ -123,11 +109,11 @@ export function templateRoutes(c: ApiContainer): RouteDefinition[] {
     ),
     defineRoute(
       { method: 'get', path: '/push-templates/:id/variables', summary: "A template's variables", tags, auth: 'jwt', params: idParams, response: variablesResponse },
-      async ({ params, access }) => templates.variables(await projectOfTemplate(params.id, access), params.id),
+      async ({ params, accessResource }) => templates.variables(await templateProject(accessResource, params.id), params.id),
     ),
     defineRoute(
       { method: 'get', path: '/push-templates/:id', summary: 'One template', tags, auth: 'jwt', params: idParams, response: templateResponse },
-      async ({ params, access }) => templates.get(await projectOfTemplate(params.id, access), params.id),
+      async ({ params, accessResource }) => templates.get(await templateProject(accessResource, params.id), params.id),
     ),
     defineRoute(
       {
@@ -147,7 +133,7 @@ export function templateRoutes(c: ApiContainer): RouteDefinition[] {
     ),
     defineRoute(
       { method: 'delete', path: '/push-templates/:id', summary: 'Delete a template', tags, auth: 'jwt', params: idParams, response: messageResponse },
-      async ({ params, access }) => templates.delete(await projectOfTemplate(params.id, access), params.id),
+      async ({ params, accessResource }) => templates.delete(await templateProject(accessResource, params.id), params.id),
     ),
   ];
 }

@@ -26,9 +26,14 @@ export const templateName = z
 export const templateTitle = text('title', TITLE_MAX);
 export const templateBody = text('body', BODY_MAX);
 
-/** Key → any JSON value; non-string values are JSON-encoded when sent (docs/delivery.md). */
+/**
+ * Key → any JSON value; non-string values are JSON-encoded when sent (docs/delivery.md). The values
+ * come out of a parsed JSON body or file, so each is a JSON value already (`z.unknown()` rather than
+ * the recursive `z.json()`, which says no more and which API documents and client generators would
+ * have to unfold).
+ */
 export const templateData = z
-  .record(z.string().min(1, 'data keys must not be empty').max(256, 'data keys must be at most 256 characters'), z.json(), {
+  .record(z.string().min(1, 'data keys must not be empty').max(256, 'data keys must be at most 256 characters'), z.unknown(), {
     error: 'data must be an object of keys to values',
   })
   .superRefine((data, ctx) => {

@@ -1,10 +1,10 @@
 import pino from 'pino';
-import type { Request } from 'express';
 import { createRedis } from '../redis';
 import { expectError, startApi, type Harness } from '../../../../test/harness';
 import { tenant } from '../../../../test/fixtures';
 import { startRedis, waitUntil, type PrivateRedis } from '../../../../test/services';
 import { providerBody, rsaKey } from '../modules/push-config/__tests__/credentials';
+import type { ProjectStateLoaders } from './loaders';
 import { ProjectCache } from './project-cache';
 
 /**
@@ -126,16 +126,35 @@ describe('ProjectCache against a Redis that goes away', () => {
   });
   afterAll(() => redis.close());
 
-  const req = () => ({}) as Request;
+  const req = () => ({});
   const logger = pino({ level: 'silent' });
+  /** Loaders that count their calls, answer after 20 ms, and fail for the template id 'broken' (once). */
+  function countingLoaders() {
+    const calls = { apiKey: 0, template: 0, sendReadiness: 0 };
+    let broken = true;
+    const later = <T>(value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), 20));
+    const loaders: ProjectStateLoaders = {
+      apiKey: async () => (calls.apiKey++, later(null)),
+      template: async (projectId, templateId) => {
+        calls.template++;
+        if (templateId === 'broken' && broken) {
+          broken = false;
+          throw new Error('db down');
+        }
+        return later({ id: templateId, updatedAt: projectId, title: 't', body: 'b' });
+      },
+      sendReadiness: async () => (calls.sendReadiness++, later({ pushEnabled: true, hasEnabledProvider: true })),
+    };
+    return { calls, loaders };
+  }
 
   it('a version that could not be written is written when Redis is back, and snapshots are dropped on reconnect', async () => {
     const writer = createRedis(redis.url, 'writer');
     const reader = createRedis(redis.url, 'reader');
     writer.on('error', () => undefined);
     reader.on('error', () => undefined);
-    const writerCache = new ProjectCache(writer, 'test', logger);
-    const readerCache = new ProjectCache(reader, 'test', logger);
+    const writerCache = new ProjectCache(writer, 'test', logger, countingLoaders().loaders);
+    const readerCache = new ProjectCache(reader, 'test', logger, countingLoaders().loaders);
     try {
       await waitUntil(() => writer.status === 'ready' && reader.status === 'ready', 5000, 'connections');
       const projectId = '11111111-1111-4111-8111-111111111111';
@@ -159,7 +178,8 @@ describe('ProjectCache against a Redis that goes away', () => {
   it('one version read per request and project; concurrent loads of one entry share one load', async () => {
     const client = createRedis(redis.url, 'loads');
     client.on('error', () => undefined);
-    const cache = new ProjectCache(client, 'test-loads', logger);
+    const { calls, loaders } = countingLoaders();
+    const cache = new ProjectCache(client, 'test-loads', logger, loaders);
     try {
       await waitUntil(() => client.status === 'ready', 5000, 'connection');
       const r = req();
@@ -167,18 +187,16 @@ describe('ProjectCache against a Redis that goes away', () => {
       const first = cache.snapshot(r, projectId);
       expect(cache.snapshot(r, projectId)).toBe(first);
       const snapshot = await first;
-      let loads = 0;
-      const loader = async () => {
-        loads++;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        return { enabled: true };
-      };
-      const values = await Promise.all([snapshot.load('x', loader), snapshot.load('x', loader), snapshot.load('x', loader)]);
-      expect(loads).toBe(1);
-      expect(values).toEqual([{ enabled: true }, { enabled: true }, { enabled: true }]);
+      expect(snapshot.projectId).toBe(projectId);
+      const templates = await Promise.all([snapshot.template('x'), snapshot.template('x'), snapshot.template('x')]);
+      expect(calls.template).toBe(1);
+      expect(templates).toEqual(Array(3).fill({ id: 'x', updatedAt: projectId, title: 't', body: 'b' }));
+      await Promise.all([snapshot.sendReadiness(), snapshot.sendReadiness(), snapshot.apiKey('h'), snapshot.apiKey('h')]);
+      expect(calls).toEqual({ apiKey: 1, template: 1, sendReadiness: 1 });
       // A failed load is not kept.
-      await expect(snapshot.load('y', () => Promise.reject(new Error('db down')))).rejects.toThrow('db down');
-      expect(await snapshot.load('y', async () => 'loaded')).toBe('loaded');
+      await expect(snapshot.template('broken')).rejects.toThrow('db down');
+      expect(await snapshot.template('broken')).toMatchObject({ id: 'broken' });
+      expect(calls.template).toBe(3);
     } finally {
       client.disconnect();
     }

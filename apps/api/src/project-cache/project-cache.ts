@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Request } from 'express';
 import type Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
+import type { CachedApiKey, CachedTemplate, ProjectStateLoaders, SendReadiness } from './loaders';
 
 /** How long a snapshot is trusted at most, whatever Redis says: the bound on a change made behind the API's back (direct SQL). */
 export const SNAPSHOT_MAX_AGE_MS = 60_000;
-/** Entries one snapshot keeps before it starts over (random template ids must not grow it without bound). */
+/** Entries of one kind a snapshot keeps before it starts over (random template ids must not grow it without bound). */
 const SNAPSHOT_MAX_ENTRIES = 1_000;
 /** The version key outlives any snapshot by far; an expired key only costs one reload. */
 const VERSION_TTL_SECONDS = 7 * 24 * 3600;
@@ -17,26 +17,52 @@ export interface KnownKey {
   projectId: string;
 }
 
+/** Values loaded once each; concurrent callers share one load, and a failed load is not kept. */
+class Loaded<K, V> {
+  private readonly entries = new Map<K, Promise<V>>();
+
+  get(key: K, load: () => Promise<V>): Promise<V> {
+    let entry = this.entries.get(key);
+    if (!entry) {
+      if (this.entries.size >= SNAPSHOT_MAX_ENTRIES) this.entries.clear();
+      entry = load();
+      this.entries.set(key, entry);
+      entry.catch(() => this.entries.delete(key));
+    }
+    return entry;
+  }
+}
+
 /**
  * What one API instance knows about one project, read from Postgres after the project's version was
  * read from Redis. It is valid while that version is unchanged: any write to the project's keys,
  * templates, push config or providers replaces the version first.
  */
 export class ProjectSnapshot {
-  private readonly entries = new Map<string, Promise<unknown>>();
+  private readonly apiKeys = new Loaded<string, CachedApiKey | null>();
+  private readonly templates = new Loaded<string, CachedTemplate | null>();
+  private readonly readiness = new Loaded<'send', SendReadiness>();
 
-  constructor(readonly version: string | null) {}
+  constructor(
+    readonly projectId: string,
+    /** The project's version in Redis when this was made; `null` when Redis could not be read. */
+    readonly version: string | null,
+    private readonly loaders: ProjectStateLoaders,
+  ) {}
 
-  /** `loader`'s value, loaded once per snapshot; concurrent callers share one load, a failed load is not kept. */
-  load<T>(name: string, loader: () => Promise<T>): Promise<T> {
-    let entry = this.entries.get(name) as Promise<T> | undefined;
-    if (!entry) {
-      if (this.entries.size >= SNAPSHOT_MAX_ENTRIES) this.entries.clear();
-      entry = loader();
-      this.entries.set(name, entry);
-      entry.catch(() => this.entries.delete(name));
-    }
-    return entry;
+  /** The API key with this SHA-256 (`null`: no such key). */
+  apiKey(keyHash: string): Promise<CachedApiKey | null> {
+    return this.apiKeys.get(keyHash, () => this.loaders.apiKey(keyHash));
+  }
+
+  /** One of the project's templates (`null`: not in this project). */
+  template(templateId: string): Promise<CachedTemplate | null> {
+    return this.templates.get(templateId, () => this.loaders.template(this.projectId, templateId));
+  }
+
+  /** Whether the project has push enabled and an enabled provider. */
+  sendReadiness(): Promise<SendReadiness> {
+    return this.readiness.get('send', () => this.loaders.sendReadiness(this.projectId));
   }
 }
 
@@ -57,7 +83,8 @@ export class ProjectCache {
   private readonly snapshots = new LRUCache<string, ProjectSnapshot>({ max: 10_000, ttl: SNAPSHOT_MAX_AGE_MS });
   /** API key hash → the key's id and project. Neither ever changes, so this needs no invalidation. */
   private readonly keys = new LRUCache<string, KnownKey>({ max: 100_000 });
-  private readonly perRequest = new WeakMap<Request, Map<string, Promise<ProjectSnapshot>>>();
+  /** Snapshots by request (any object standing for one): the version is read once per request and project. */
+  private readonly perRequest = new WeakMap<object, Map<string, Promise<ProjectSnapshot>>>();
   /** Projects whose version could not be replaced: retried when Redis is reachable again. */
   private readonly pending = new Set<string>();
 
@@ -65,6 +92,7 @@ export class ProjectCache {
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly logger: Logger,
+    private readonly loaders: ProjectStateLoaders,
   ) {
     redis.on('ready', () => {
       this.snapshots.clear();
@@ -87,7 +115,7 @@ export class ProjectCache {
   }
 
   /** The project's snapshot at its current version; read once per request and project. */
-  snapshot(req: Request, projectId: string): Promise<ProjectSnapshot> {
+  snapshot(req: object, projectId: string): Promise<ProjectSnapshot> {
     let forRequest = this.perRequest.get(req);
     if (!forRequest) this.perRequest.set(req, (forRequest = new Map()));
     let snapshot = forRequest.get(projectId);
@@ -106,21 +134,33 @@ export class ProjectCache {
       // Without Redis nothing cached can be trusted: this request reads Postgres, and so do the
       // next ones until Redis answers again (routes that need only Postgres keep working).
       this.snapshots.clear();
-      return new ProjectSnapshot(null);
+      return new ProjectSnapshot(projectId, null, this.loaders);
     }
     const cached = this.snapshots.get(projectId);
     if (cached && cached.version === version) return cached;
-    const fresh = new ProjectSnapshot(version);
+    const fresh = new ProjectSnapshot(projectId, version, this.loaders);
     this.snapshots.set(projectId, fresh);
     return fresh;
   }
 
+  /** The key's id and project when this instance has seen the key before (no I/O). */
   knownKey(keyHash: string): KnownKey | undefined {
     return this.keys.get(keyHash);
   }
 
-  rememberKey(keyHash: string, key: KnownKey) {
+  /**
+   * The key's id and project, read from Postgres on its first use on this instance. Only the ids are
+   * taken from that read: whether the key is enabled is read from the project's snapshot, whose
+   * version is read after this, so that it cannot predate a change.
+   */
+  async findKey(keyHash: string): Promise<KnownKey | undefined> {
+    const known = this.keys.get(keyHash);
+    if (known) return known;
+    const found = await this.loaders.apiKey(keyHash);
+    if (!found) return undefined;
+    const key = { keyId: found.id, projectId: found.projectId };
     this.keys.set(keyHash, key);
+    return key;
   }
 
   /**
