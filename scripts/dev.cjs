@@ -1,9 +1,22 @@
 #!/usr/bin/env node
 // `pnpm dev` (after `pnpm build`): migrates the database, then runs the built API and worker side by
-// side, prefixing their output; Ctrl-C stops both. DATABASE_URL and REDIS_URL are required by the
+// side, their JSON log lines pretty-printed (pino-pretty, here only: production logs stay JSON) and
+// prefixed with the process; Ctrl-C stops both. DATABASE_URL and REDIS_URL are required by the
 // processes themselves; here, unset, they name the local servers.
 const { spawn, spawnSync } = require('node:child_process');
 const path = require('node:path');
+const { prettyFactory } = require('pino-pretty');
+
+const pretty = prettyFactory({ colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
+/** A pino line made readable; anything else as it came. */
+function readable(line) {
+  if (!line.startsWith('{')) return `${line}\n`;
+  try {
+    return pretty(JSON.parse(line));
+  } catch {
+    return `${line}\n`;
+  }
+}
 
 const root = path.join(__dirname, '..');
 for (const [name, local] of [
@@ -28,7 +41,7 @@ const procs = [
       buf += chunk;
       const lines = buf.split('\n');
       buf = lines.pop();
-      for (const line of lines) process.stdout.write(`[${name}] ${line}\n`);
+      for (const line of lines) process.stdout.write(`[${name}] ${readable(line)}`);
     });
   }
   child.on('exit', (code) => {
