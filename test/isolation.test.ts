@@ -6,6 +6,7 @@ import { projectsTable } from './isolation/projects';
 import { pushTable } from './isolation/push';
 import { pushConfigTable } from './isolation/push-config';
 import { templatesTable } from './isolation/templates';
+import { victimState } from './isolation/victim-state';
 import { webhooksTable } from './isolation/webhooks';
 
 // Each module's routes. Add yours here.
@@ -15,6 +16,8 @@ let h: Harness;
 let victim: Tenant;
 let stranger: Tenant;
 const ids: Record<string, string> = {};
+let victimBefore: Record<string, unknown[]>;
+const victimScope = () => ({ projectId: victim.project.id, userIds: [victim.owner.id, ids.projectsMemberId] });
 
 beforeAll(async () => {
   h = await startApi();
@@ -24,6 +27,7 @@ beforeAll(async () => {
   ids.ownerId = victim.owner.id;
   ids.strangerProjectId = stranger.project.id;
   for (const table of Object.values(tables)) Object.assign(ids, await table.setup(h, victim));
+  victimBefore = await victimState(h, victimScope());
 });
 afterAll(() => h.close());
 
@@ -56,7 +60,16 @@ describe.each(cases)('%s', (_label, c) => {
 });
 
 describe('after every case', () => {
-  it("the victim's data is untouched", async () => {
+  it("the victim's rows are untouched, in every table", async () => {
+    const after = await victimState(h, victimScope());
+    // Not vacuous: the setup put rows of the victim's in each of these.
+    for (const table of ['Project', 'User', 'ProjectMember', 'Invite', 'ApiKey', 'PushTemplate', 'PushConfig', 'ProviderConfig', 'Device', 'Notification']) {
+      expect([table, (victimBefore[table] ?? []).length > 0]).toEqual([table, true]);
+    }
+    expect(after).toEqual(victimBefore);
+  });
+
+  it("each module's own checks hold", async () => {
     for (const table of Object.values(tables)) await table.verify?.(h, ids);
   });
 });
