@@ -211,7 +211,7 @@ describe('update', () => {
   });
   const put = (body: unknown, id = provider.id) => h.put(`/push-config/providers/${id}`, { token: t.owner.accessToken, body });
 
-  it('changes name, priority and enabled (seed §3), needing no projectId', async () => {
+  it('changes name, priority and enabled, needing no projectId', async () => {
     const res = await put({ name: 'Renamed', priority: 9, enabled: false });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ...provider, name: 'Renamed', priority: 9, enabled: false, updatedAt: expect.stringMatching(ISO) });

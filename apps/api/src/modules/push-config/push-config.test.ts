@@ -35,7 +35,7 @@ describe('push config', () => {
     expect(res.body.enabled).toBe(false);
   });
 
-  it('moves between enabled and disabled with PUT (seed §3)', async () => {
+  it('moves between enabled and disabled with PUT', async () => {
     const t = await tenant(h);
     const created = (await h.post('/push-config', { ...q(t), body: {} })).body;
     const off = await h.put('/push-config', { ...q(t), body: { enabled: false } });
