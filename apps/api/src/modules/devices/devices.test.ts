@@ -1,7 +1,13 @@
-import { expectError, startApi, unique, type Harness } from '../../../../../test/harness';
-import { addMember, createApiKey, tenant, type Tenant } from '../../../../../test/fixtures';
+import { startApi, unique, type Harness } from '../../../../../test/harness';
+import { addMember, tenant, type Tenant } from '../../../../../test/fixtures';
+
+/**
+ * Devices: what the endpoints do when used as intended. Refusals are in
+ * devices.errors.test.ts, credentials, roles and tenancy in devices.security.test.ts.
+ */
 
 let h: Harness;
+
 let t: Tenant;
 beforeAll(async () => {
   h = await startApi();
@@ -62,31 +68,6 @@ describe('register-device', () => {
     expect(res.status).toBe(201);
   });
 
-  it('with a JWT, projectId is required', async () => {
-    expectError(await register(device(), { token: t.owner.accessToken }), 400, /projectId/);
-  });
-
-  it("with a key, another project's id in the query is refused with 403", async () => {
-    const other = await tenant(h);
-    expectError(await register(device(), { apiKey: t.apiKey.key, projectId: other.project.id }), 403);
-    const same = await register(device(), { apiKey: t.apiKey.key, projectId: t.project.id });
-    expect(same.status).toBe(201);
-  });
-
-  it('validates every field', async () => {
-    const res = await register({ userId: '', deviceToken: 'has space', provider: 'apns', platform: 'windows' }, { apiKey: t.apiKey.key });
-    expectError(res, 400);
-    expect(res.body.details.map((d: { path: string }) => d.path).sort()).toEqual(['deviceToken', 'platform', 'provider', 'userId']);
-    expectError(await register(device({ deviceToken: 'x'.repeat(4097) }), { apiKey: t.apiKey.key }), 400);
-    expectError(await register(device(), { token: t.owner.accessToken, projectId: 'not-a-uuid' }), 400);
-  });
-
-  it('refuses unknown and disabled keys with their documented messages', async () => {
-    expect((await register(device(), { apiKey: 'hk_nope' })).body).toEqual({ statusCode: 401, message: 'Invalid API key', error: 'Unauthorized' });
-    const disabled = await createApiKey(h, t.project.id, false);
-    expect((await register(device(), { apiKey: disabled.key })).body).toEqual({ statusCode: 401, message: 'API key is disabled', error: 'Unauthorized' });
-  });
-
   it('the same token in two projects is two devices', async () => {
     const other = await tenant(h);
     const body = device();
@@ -104,10 +85,6 @@ describe('devices of a user', () => {
     expect(res.status).toBe(200);
     expect(res.body.map((d: { platform: string }) => d.platform)).toEqual(['android', 'web']);
   });
-
-  it('needs a JWT (API keys are for registering and sending)', async () => {
-    expectError(await h.get('/push/devices/x', { apiKey: t.apiKey.key, query: { projectId: t.project.id } }), 401);
-  });
 });
 
 describe('unregister-device', () => {
@@ -118,29 +95,5 @@ describe('unregister-device', () => {
     expect(res.status).toBe(200);
     expect(await h.db.device.count({ where: { deviceToken: body.deviceToken } })).toBe(0);
     expect((await h.post('/push/unregister-device', { apiKey: t.apiKey.key, body: { deviceToken: body.deviceToken } })).status).toBe(200);
-  });
-});
-
-describe('rate limit', () => {
-  it('register-device allows 60 per minute per credential, then 429 with Retry-After and RateLimit headers', async () => {
-    const limited = await startApi({ RATE_LIMIT_REGISTER_DEVICE: '60', QUEUE_PREFIX: `${h.config.queuePrefix}-rl-${unique()}` });
-    try {
-      const key = (await createApiKey(limited, t.project.id)).key;
-      const body = device();
-      const statuses: number[] = [];
-      for (let i = 0; i < 60; i++) statuses.push((await limited.post('/push/register-device', { apiKey: key, body })).status);
-      expect(statuses.every((s) => s === 200 || s === 201)).toBe(true);
-      const over = await limited.post('/push/register-device', { apiKey: key, body });
-      expectError(over, 429);
-      expect(over.body.error).toBe('Too Many Requests');
-      expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(over.headers.get('ratelimit-policy')).toMatch(/q=60/);
-      expect(over.headers.get('ratelimit')).toMatch(/r=0/);
-      // another credential has its own budget
-      const otherKey = (await createApiKey(limited, t.project.id)).key;
-      expect((await limited.post('/push/register-device', { apiKey: otherKey, body })).status).toBe(200);
-    } finally {
-      await limited.close();
-    }
   });
 });

@@ -1,0 +1,39 @@
+import { expectError, startApi, unique, type Harness } from '../../../../../test/harness';
+import { createApiKey, tenant, type Tenant } from '../../../../../test/fixtures';
+
+/** Devices: credentials, roles and tenancy: who may do what, and what never leaks. */
+
+let h: Harness;
+
+let t: Tenant;
+beforeAll(async () => {
+  h = await startApi();
+  t = await tenant(h);
+});
+afterAll(() => h.close());
+
+const register = (body: Record<string, unknown>, auth: { apiKey?: string; token?: string; projectId?: string }) =>
+  h.post('/push/register-device', { apiKey: auth.apiKey, token: auth.token, query: auth.projectId ? { projectId: auth.projectId } : undefined, body });
+
+const device = (overrides: Record<string, unknown> = {}) => ({ userId: unique('cust'), deviceToken: unique('tok'), provider: 'fcm', platform: 'android', ...overrides });
+
+describe('register-device', () => {
+  it("with a key, another project's id in the query is refused with 403", async () => {
+    const other = await tenant(h);
+    expectError(await register(device(), { apiKey: t.apiKey.key, projectId: other.project.id }), 403);
+    const same = await register(device(), { apiKey: t.apiKey.key, projectId: t.project.id });
+    expect(same.status).toBe(201);
+  });
+
+  it('refuses unknown and disabled keys with their documented messages', async () => {
+    expect((await register(device(), { apiKey: 'hk_nope' })).body).toEqual({ statusCode: 401, message: 'Invalid API key', error: 'Unauthorized' });
+    const disabled = await createApiKey(h, t.project.id, false);
+    expect((await register(device(), { apiKey: disabled.key })).body).toEqual({ statusCode: 401, message: 'API key is disabled', error: 'Unauthorized' });
+  });
+});
+
+describe('devices of a user', () => {
+  it('needs a JWT (API keys are for registering and sending)', async () => {
+    expectError(await h.get('/push/devices/x', { apiKey: t.apiKey.key, query: { projectId: t.project.id } }), 401);
+  });
+});
