@@ -2,6 +2,7 @@ import { createProject } from '../../../../../test/fixtures';
 import { expectError, PASSWORD, startApi, uniqueEmail, type ApiResponse, type Harness } from '../../../../../test/harness';
 import { tokenFromMail } from '../../../../../test/smtp';
 import { SIGNUP_CLOSED } from './auth.routes';
+import { createAuthService } from './auth.service';
 
 /**
  * Hardening: guessing outside the limits. change-password and accept-invite (into an existing
@@ -82,7 +83,7 @@ describe('SIGNUP_ENABLED=false', () => {
     expect(await h.db.user.count({ where: { email } })).toBe(0);
 
     // An operator-made admin invites someone, who gets an account by accepting.
-    const admin = await h.db.user.create({ data: { email: uniqueEmail('admin'), passwordHash: await h.container.auth.hashPassword(PASSWORD), firstName: 'Op', lastName: 'Erator', role: 'project_admin' } });
+    const admin = await h.db.user.create({ data: { email: uniqueEmail('admin'), passwordHash: await createAuthService(h.container).hashPassword(PASSWORD), firstName: 'Op', lastName: 'Erator', role: 'project_admin' } });
     const { accessToken } = await h.signin(admin.email);
     const project = (await h.post('/projects', { token: accessToken, body: { name: 'Closed shop' } })).body;
     const invitee = uniqueEmail('invitee');
