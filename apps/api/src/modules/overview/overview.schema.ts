@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { uuid } from '../../http/define-route';
+import { uuid } from '../../http/uuid';
 
 export const projectParams = z.object({ projectId: uuid('projectId') });
 
