@@ -23,6 +23,9 @@ export async function victimState(h: Harness, victim: { projectId: string; userI
     if (table === 'Project') query = byProject(`"id" = $1::uuid`);
     else if (table === 'User') query = byUsers(`"id" = ANY($1::uuid[])`);
     else if (cols.has('projectId')) query = byProject(`"projectId" = $1::uuid`);
+    else if (cols.has('endpointId')) query = byProject(`"endpointId" IN (SELECT "id" FROM "WebhookEndpoint" WHERE "projectId" = $1::uuid)`);
+    else if (cols.has('deliveryId'))
+      query = byProject(`"deliveryId" IN (SELECT d."id" FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId" WHERE e."projectId" = $1::uuid)`);
     else if (cols.has('notificationId')) query = byProject(`"notificationId" IN (SELECT "id" FROM "Notification" WHERE "projectId" = $1::uuid)`);
     else if (cols.has('userId')) query = byUsers(`"userId" = ANY($1::uuid[])`);
     else throw new Error(`isolation: no rule says which rows of "${table}" are the victim's; add one to victimState`);
