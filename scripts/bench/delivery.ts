@@ -1,43 +1,65 @@
 /**
  * End-to-end delivery benchmark: API + one worker + the FCM emulator as separate processes, real
- * PostgreSQL and Redis. Sends bulk notifications (500 users × 2 devices each) for a fixed volume and
- * prints deliveries/s (accepted by the API → received by the emulator), p50/p99 time to delivery,
- * worker RSS, Postgres rows written per delivery, and — in the same run, against the same emulator —
- * the rate of a bare node:http2 client sending the same number of messages (the ceiling).
+ * PostgreSQL and Redis, and — in the same run, against the same emulator — a bare node:http2 client
+ * sending the same number of messages (the ceiling). The machine is shared and noisy: read the
+ * ratios of one run, not absolute figures across runs.
  *
- *   pnpm bench:delivery [--deliveries 100000] [--concurrency 4]
+ *   pnpm bench:delivery [--deliveries 100000] [--concurrency 4]       bulk: 500 users × 2 devices per send
+ *   pnpm bench:delivery --mode one-user [--notifications 20000]       one-user sends, drained by a stopped worker
+ *   pnpm bench:delivery --mode latency [--rate 20] [--seconds 60]     paced sends: POST → emulator receipt
+ *
+ * - bulk: the worker runs from the start (a cold start); the rate is deliveries/s from the first
+ *   accepted send to the last message the emulator received.
+ * - one-user: N notifications to one user with one device each are accepted through the API while
+ *   no worker runs; then the worker starts and the drain rate is notifications/s from its start until
+ *   every notification is final.
+ * - latency: sends paced at `--rate` per second for `--seconds`, each to its own device; p50/p99/max
+ *   from the POST being sent to the emulator receiving the message, and how far delivery lagged.
+ *
+ * Every mode prints the worker's CPU per delivery (µs), its PostgreSQL statements per notification
+ * and per delivery (counted in the worker process), and its RSS at start, peak and end.
+ * Options: --worker-concurrency N, --profile-worker DIR (a V8 CPU profile of the worker, --cpu-prof).
  *
  * Uses DATABASE_URL's server (database `herald_bench`, recreated) and REDIS_URL (a fresh key prefix).
  */
 import { randomBytes } from 'node:crypto';
-import { cpus } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
-import { api, bareLoop, cpuMs, cpuMsByName, fmt, freePort, mintAccessToken, pct, rssMiB, ROOT, serviceAccount, setupTenant, startEmulator, startNode, freshDatabase } from './lib';
+import { api, bareLoop, cpuMs, cpuMsByName, fmt, freePort, mintAccessToken, pct, percentile, rssMiB, ROOT, serviceAccount, setupTenant, startEmulator, startNode, freshDatabase, stealMs } from './lib';
 import { deleteKeysWithPrefix } from '../../test/redis-keys';
 
 const { values: args } = parseArgs({
   options: {
+    mode: { type: 'string', default: 'bulk' },
     deliveries: { type: 'string', default: '100000' },
+    notifications: { type: 'string', default: '20000' },
     concurrency: { type: 'string', default: '4' },
+    rate: { type: 'string', default: '20' },
+    seconds: { type: 'string', default: '60' },
     'worker-concurrency': { type: 'string' },
     /** Directory for a V8 CPU profile of the worker (node --cpu-prof). */
     'profile-worker': { type: 'string' },
   },
 });
+const MODE = args.mode;
+if (!['bulk', 'one-user', 'latency'].includes(MODE!)) throw new Error(`--mode must be bulk, one-user or latency, not ${MODE}`);
 const USERS_PER_BULK = 500;
 const DEVICES_PER_USER = 2;
 const PER_BULK = USERS_PER_BULK * DEVICES_PER_USER;
-const BULKS = Math.max(1, Math.round(Number(args.deliveries) / PER_BULK));
-const TOTAL = BULKS * PER_BULK;
+
+const TITLE = 'Your order {{order}} has shipped';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
   const databaseUrl = await freshDatabase('herald_bench');
-
   const account = serviceAccount('bench-delivery');
-  // Only the counters are read: keeping every message would make the emulator, not Herald, grow.
-  const emulator = await startEmulator(account, 10_000);
+  // Only the counters are read in bulk and one-user modes: keeping every message would make the emulator, not Herald, grow.
+  const emulator = await startEmulator(account, MODE === 'latency' ? Math.ceil(Number(args.rate) * Number(args.seconds)) + 100 : 10_000);
+  const countDir = mkdtempSync(join(tmpdir(), 'herald-bench-count-'));
+  const countFile = join(countDir, 'statements');
   const env = {
     NODE_ENV: 'production',
     DATABASE_URL: databaseUrl,
@@ -49,129 +71,313 @@ async function main() {
     LOG_LEVEL: 'warn',
     BCRYPT_ROUNDS: '4',
     METRICS_PORT: '0',
+    RATE_LIMIT_SEND: '100000000',
     RATE_LIMIT_SEND_BULK: '1000000',
     ...(args['worker-concurrency'] ? { WORKER_CONCURRENCY: args['worker-concurrency'] } : {}),
   };
   const port = await freePort();
   const apiProcess = await startNode(join(ROOT, 'apps/api/dist/main.js'), [], { ...env, PORT: String(port), LOG_LEVEL: 'info' }, /Herald API listening/);
-  const profile = args['profile-worker'] ? ['--cpu-prof', `--cpu-prof-dir=${args['profile-worker']}`] : [];
-  const worker = await startNode(join(ROOT, 'apps/worker/dist/main.js'), [], { ...env, LOG_LEVEL: 'info' }, /Herald worker started/, profile);
   const url = `http://127.0.0.1:${port}`;
+  const startWorker = async () => {
+    const profile = args['profile-worker'] ? ['--cpu-prof', `--cpu-prof-dir=${args['profile-worker']}`] : [];
+    const counting = ['--require', join(__dirname, 'count-queries.cjs')];
+    const started = await startNode(join(ROOT, 'apps/worker/dist/main.js'), [], { ...env, LOG_LEVEL: 'info', HERALD_BENCH_QUERY_COUNT: countFile }, /Herald worker started/, [...counting, ...profile]);
+    worker = started;
+    return started;
+  };
+  let worker: Worker | undefined;
+  /** Statements the worker has sent so far: asked for with SIGUSR2 (see count-queries.cjs). */
+  const statements = async () => {
+    const read = () => {
+      try {
+        return readFileSync(countFile, 'utf8').split(' ').map(Number);
+      } catch {
+        return [0, 0];
+      }
+    };
+    const [, before] = read();
+    worker!.process.kill('SIGUSR2');
+    for (let i = 0; i < 200; i++) {
+      const [count, answer] = read();
+      if (answer !== before) return count;
+      await sleep(10);
+    }
+    throw new Error('the worker did not report its statement count');
+  };
 
   const tenant = await setupTenant(url, account);
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
+  const ctx: Stack = { url, db, tenant, emulator, apiPid: apiProcess.pid, startWorker, statements };
+  console.log(`machine: ${cpus().length} × ${cpus()[0].model}, Node ${process.version}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log('api, worker and emulator are separate processes; figures are from this one run, read the ratios\n');
+
+  let measured: Measured;
+  if (MODE === 'bulk') measured = await bulk(ctx);
+  else if (MODE === 'one-user') measured = await oneUser(ctx);
+  else measured = await latency(ctx);
+  report(measured);
+
+  if (MODE !== 'latency') {
+    // The ceiling: the same number of messages from a bare HTTP/2 loop to the same emulator.
+    await emulator.clear();
+    const token = await mintAccessToken(emulator.origin, account);
+    const messages = Array.from({ length: measured.deliveries }, (_, i) => ({
+      token: `fcm-token-bare-${i}-${'x'.repeat(120)}`,
+      title: 'Your order #1 has shipped',
+      body: 'Hi there, it should arrive on Thursday.',
+      data: { kind: 'order.shipped' },
+    }));
+    const bareStarted = Date.now();
+    const bareSent = await bareLoop(emulator.origin, account.projectId, token, messages, 100);
+    const bareRate = bareSent / ((Date.now() - bareStarted) / 1000);
+    console.log(`bare node:http2 client: ${fmt(bareRate).padStart(8)} messages/s (same emulator, 100 streams)`);
+    console.log(`ratio:                  ${pct(measured.deliveries / measured.seconds / bareRate)} of the ceiling (deliveries/s)`);
+  }
+
+  await db.end();
+  await measured.worker.stop();
+  await apiProcess.stop();
+  await emulator.stop();
+  await deleteKeysWithPrefix(env.REDIS_URL, env.QUEUE_PREFIX);
+  rmSync(countDir, { recursive: true, force: true });
+}
+
+type Worker = Awaited<ReturnType<typeof startNode>>;
+
+interface Stack {
+  url: string;
+  db: Client;
+  tenant: Awaited<ReturnType<typeof setupTenant>>;
+  emulator: Awaited<ReturnType<typeof startEmulator>>;
+  apiPid: number;
+  startWorker(): Promise<Worker>;
+  /** PostgreSQL statements the worker has sent so far. */
+  statements(): Promise<number>;
+}
+
+interface Measured {
+  title: string;
+  worker: Worker;
+  notifications: number;
+  deliveries: number;
+  seconds: number;
+  rateLine: string;
+  cpu: Record<'worker' | 'api' | 'emulator' | 'postgres' | 'redis' | 'steal', number>;
+  statements: number;
+  rss: { start: number; peak: number; end: number };
+  extra: string[];
+}
+
+/** CPU and RSS of the stack while something runs. */
+async function meter(s: Stack, worker: Worker) {
+  const sample = () => ({ worker: cpuMs(worker.pid), api: cpuMs(s.apiPid), emulator: cpuMs(s.emulator.pid), postgres: cpuMsByName('postgres'), redis: cpuMsByName('redis-server'), steal: stealMs() });
+  const cpu0 = sample();
+  const statements0 = await s.statements();
+  const rss = { start: rssMiB(worker.pid), peak: 0, end: 0 };
+  const sampler = setInterval(() => (rss.peak = Math.max(rss.peak, rssMiB(worker.pid))), 200);
+  return {
+    rss,
+    async stop() {
+      clearInterval(sampler);
+      const cpu1 = sample();
+      rss.end = rssMiB(worker.pid);
+      rss.peak = Math.max(rss.peak, rss.end);
+      const cpu = Object.fromEntries(Object.entries(cpu1).map(([k, v]) => [k, v - cpu0[k as keyof typeof cpu0]])) as Measured['cpu'];
+      return { cpu, rss, statements: (await s.statements()) - statements0 };
+    },
+  };
+}
+
+/** Bulk sends of 500 users × 2 devices, accepted while the worker runs (a cold start). */
+async function bulk(s: Stack): Promise<Measured> {
+  const bulks = Math.max(1, Math.round(Number(args.deliveries) / PER_BULK));
+  const total = bulks * PER_BULK;
   // Distinct users per bulk, so that each notification reaches its own 1,000 devices.
-  await db.query(
+  await s.db.query(
     `INSERT INTO "Device" ("id", "projectId", "userId", "deviceToken", "provider", "platform", "createdAt", "updatedAt", "lastSeenAt")
      SELECT gen_random_uuid(), $1::uuid, 'b' || b || '-u' || u, 'fcm-token-' || b || '-' || u || '-' || d || '-' || repeat('x', 120), 'fcm',
             CASE WHEN d = 0 THEN 'android' ELSE 'ios' END, now(), now(), now()
      FROM generate_series(1, $2::int) b, generate_series(1, $3::int) u, generate_series(0, $4::int - 1) d`,
-    [tenant.projectId, BULKS, USERS_PER_BULK, DEVICES_PER_USER],
+    [s.tenant.projectId, bulks, USERS_PER_BULK, DEVICES_PER_USER],
   );
-  await db.query('VACUUM ANALYZE');
-  const rowsBefore = await writtenRows(db);
-
-  console.log(`Herald delivery benchmark: ${BULKS} bulk sends × ${USERS_PER_BULK} users × ${DEVICES_PER_USER} devices = ${fmt(TOTAL)} deliveries`);
-  console.log(`machine: ${cpus().length} × ${cpus()[0].model}, Node ${process.version}; api, worker and emulator are separate processes\n`);
-
-  const rss = { start: rssMiB(worker.pid), peak: 0, end: 0 };
-  const sampler = setInterval(() => (rss.peak = Math.max(rss.peak, rssMiB(worker.pid))), 200);
-  const cpu0 = { worker: cpuMs(worker.pid), api: cpuMs(apiProcess.pid), emulator: cpuMs(emulator.pid), postgres: cpuMsByName('postgres'), redis: cpuMsByName('redis-server') };
+  await s.db.query('VACUUM ANALYZE');
+  const worker = await s.startWorker();
+  await sleep(1000); // its statements at start are not the deliveries'
+  console.log(`Herald delivery benchmark (bulk): ${bulks} bulk sends × ${USERS_PER_BULK} users × ${DEVICES_PER_USER} devices = ${fmt(total)} deliveries`);
+  const m = await meter(s, worker);
   const started = Date.now();
-
   let next = 1;
   const sendLoop = async () => {
-    while (next <= BULKS) {
+    while (next <= bulks) {
       const b = next++;
       const userIds = Array.from({ length: USERS_PER_BULK }, (_, u) => `b${b}-u${u + 1}`);
-      await api(url, 'POST', '/push/send-bulk', { apiKey: tenant.apiKey, body: { userIds, templateId: tenant.templateId, variables: { order: `#${b}`, name: 'there' } }, expect: 202 });
+      await api(s.url, 'POST', '/push/send-bulk', { apiKey: s.tenant.apiKey, body: { userIds, templateId: s.tenant.templateId, variables: { order: `#${b}`, name: 'there' } }, expect: 202 });
     }
   };
   await Promise.all(Array.from({ length: Number(args.concurrency) }, sendLoop));
   const acceptedAll = Date.now();
-
-  let last = 0;
-  let lastChange = Date.now();
   const rssAt: string[] = [];
-  for (;;) {
-    const { accepted } = await emulator.stats();
-    while (rssAt.length < 10 && accepted >= ((rssAt.length + 1) * TOTAL) / 10) rssAt.push(`${(rssAt.length + 1) * 10}%: ${rssMiB(worker.pid).toFixed(0)}`);
-    if (accepted >= TOTAL) break;
-    if (accepted !== last) [last, lastChange] = [accepted, Date.now()];
-    if (Date.now() - lastChange > 30_000) throw new Error(`stalled at ${accepted}/${TOTAL}:\n${worker.output.join('').slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const finished = Date.now();
-  clearInterval(sampler);
-  const cpu = {
-    worker: cpuMs(worker.pid) - cpu0.worker,
-    api: cpuMs(apiProcess.pid) - cpu0.api,
-    emulator: cpuMs(emulator.pid) - cpu0.emulator,
-    postgres: cpuMsByName('postgres') - cpu0.postgres,
-    redis: cpuMsByName('redis-server') - cpu0.redis,
-  };
-  const workerCpu = cpu.worker;
-  await waitForCompletion(db, BULKS);
-  rss.end = rssMiB(worker.pid);
-  await new Promise((r) => setTimeout(r, 1500)); // let Postgres publish its statistics
-  const rowsWritten = (await writtenRows(db)) - rowsBefore;
-  const latency = await latencies(db);
-
-  const seconds = (finished - started) / 1000;
-  const rate = TOTAL / seconds;
-  console.log(`accepted ${BULKS} bulks in ${((acceptedAll - started) / 1000).toFixed(2)} s; last delivery after ${seconds.toFixed(2)} s`);
-  console.log(`end to end:             ${fmt(rate).padStart(8)} deliveries/s`);
-  console.log(`time to delivery:       p50 ${latency.p50.toFixed(0)} ms, p99 ${latency.p99.toFixed(0)} ms (API accept → delivery recorded)`);
-  console.log(`worker RSS:             start ${rss.start.toFixed(0)} MiB, peak ${rss.peak.toFixed(0)} MiB, end ${rss.end.toFixed(0)} MiB`);
-  console.log(`worker RSS (MiB) by progress: ${rssAt.join(', ')}`);
-  console.log(`worker CPU:             ${((workerCpu / 1000 / seconds) * 100).toFixed(0)} % of one core, ${((workerCpu * 1000) / TOTAL).toFixed(1)} µs per delivery`);
-  const share = (ms: number) => `${((ms / 1000 / seconds) * 100).toFixed(0)} %`;
-  console.log(`CPU of one core:        worker ${share(cpu.worker)}, emulator ${share(cpu.emulator)}, postgres ${share(cpu.postgres)}, redis ${share(cpu.redis)}, api ${share(cpu.api)} (2 cores = 200 %)`);
-  console.log(`Postgres rows written:  ${(rowsWritten / TOTAL).toFixed(2)} per delivery (inserted + updated + deleted)`);
-
-  // The ceiling: the same number of messages from a bare HTTP/2 loop to the same emulator.
-  await emulator.clear();
-  const token = await mintAccessToken(emulator.origin, account);
-  const messages = Array.from({ length: TOTAL }, (_, i) => ({
-    token: `fcm-token-bare-${i}-${'x'.repeat(120)}`,
-    title: 'Your order #1 has shipped',
-    body: 'Hi there, it should arrive on Thursday.',
-    data: { kind: 'order.shipped' },
-  }));
-  const bareStarted = Date.now();
-  const bareSent = await bareLoop(emulator.origin, account.projectId, token, messages, 100);
-  const bareRate = bareSent / ((Date.now() - bareStarted) / 1000);
-  console.log(`bare node:http2 client: ${fmt(bareRate).padStart(8)} messages/s (same emulator, 100 streams)`);
-  console.log(`ratio:                  ${pct(rate / bareRate)} of the ceiling`);
-
-  await db.end();
-  await worker.stop();
-  await apiProcess.stop();
-  await emulator.stop();
-  await deleteKeysWithPrefix(env.REDIS_URL, env.QUEUE_PREFIX);
-}
-
-async function writtenRows(db: Client): Promise<number> {
-  const { rows } = await db.query(`SELECT tup_inserted + tup_updated + tup_deleted AS n FROM pg_stat_database WHERE datname = current_database()`);
-  return Number(rows[0].n);
-}
-
-async function waitForCompletion(db: Client, bulks: number) {
-  for (;;) {
-    const { rows } = await db.query(`SELECT count(*)::int AS n FROM "Notification" WHERE "status" = 'completed'`);
-    if (rows[0].n >= bulks) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** From the notification's creation (the API's accept) to the delivery row's `sent` write. */
-async function latencies(db: Client) {
-  const { rows } = await db.query(`
+  await waitForEmulator(s, total, worker, (accepted) => {
+    while (rssAt.length < 10 && accepted >= ((rssAt.length + 1) * total) / 10) rssAt.push(`${(rssAt.length + 1) * 10}%: ${rssMiB(worker.pid).toFixed(0)}`);
+  });
+  const seconds = (Date.now() - started) / 1000;
+  await waitForFinal(s.db, bulks);
+  const { cpu, rss, statements } = await m.stop();
+  const lat = await s.db.query(`
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99
     FROM (SELECT EXTRACT(EPOCH FROM (d."updatedAt" - n."createdAt")) * 1000 AS ms
           FROM "Delivery" d JOIN "Notification" n ON n."id" = d."notificationId" WHERE d."status" = 'sent') t`);
-  return { p50: Number(rows[0].p50), p99: Number(rows[0].p99) };
+  return {
+    title: 'bulk',
+    worker,
+    notifications: bulks,
+    deliveries: total,
+    seconds,
+    rateLine: `${fmt(total / seconds)} deliveries/s (accepted ${bulks} bulks in ${((acceptedAll - started) / 1000).toFixed(2)} s; last delivery after ${seconds.toFixed(2)} s)`,
+    cpu,
+    statements,
+    rss,
+    extra: [
+      `time to delivery:       p50 ${Number(lat.rows[0].p50).toFixed(0)} ms, p99 ${Number(lat.rows[0].p99).toFixed(0)} ms (API accept → delivery recorded)`,
+      `worker RSS (MiB) by progress: ${rssAt.join(', ')}`,
+    ],
+  };
+}
+
+/** N one-user sends (one device each) accepted while no worker runs, then drained. */
+async function oneUser(s: Stack): Promise<Measured> {
+  const n = Number(args.notifications);
+  await s.db.query(
+    `INSERT INTO "Device" ("id", "projectId", "userId", "deviceToken", "provider", "platform", "createdAt", "updatedAt", "lastSeenAt")
+     SELECT gen_random_uuid(), $1::uuid, 'one-' || u, 'fcm-token-one-' || u || '-' || repeat('x', 120), 'fcm', 'android', now(), now(), now()
+     FROM generate_series(1, $2::int) u`,
+    [s.tenant.projectId, n],
+  );
+  console.log(`Herald delivery benchmark (one-user): ${fmt(n)} sends to one user with one device each, accepted while the worker is stopped, then drained`);
+  const acceptStarted = Date.now();
+  let next = 1;
+  const sendLoop = async () => {
+    while (next <= n) {
+      const u = next++;
+      await api(s.url, 'POST', '/push/send', { apiKey: s.tenant.apiKey, body: { userId: `one-${u}`, templateId: s.tenant.templateId, variables: { order: `#${u}`, name: 'there' } }, expect: 202 });
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, sendLoop));
+  console.log(`accepted ${fmt(n)} sends in ${((Date.now() - acceptStarted) / 1000).toFixed(2)} s (${fmt(n / ((Date.now() - acceptStarted) / 1000))}/s)`);
+  await s.db.query('VACUUM ANALYZE');
+
+  const started = Date.now();
+  const worker = await s.startWorker();
+  const m = await meter(s, worker);
+  await waitForEmulator(s, n, worker);
+  const lastReceipt = Date.now();
+  await waitForFinal(s.db, n);
+  const seconds = (Date.now() - started) / 1000;
+  const { cpu, rss, statements } = await m.stop();
+  const wrong = await s.db.query(`SELECT count(*)::int AS n FROM "Notification" WHERE "status" <> 'completed' OR "sent" <> 1 OR "devices" <> 1`);
+  return {
+    title: 'one-user',
+    worker,
+    notifications: n,
+    deliveries: n,
+    seconds,
+    rateLine: `${fmt(n / seconds)} notifications/s drained (worker start → every notification final in ${seconds.toFixed(2)} s; last receipt after ${((lastReceipt - started) / 1000).toFixed(2)} s)`,
+    cpu,
+    statements,
+    rss,
+    extra: wrong.rows[0].n ? [`!! ${wrong.rows[0].n} notifications are not completed with one sent delivery`] : [],
+  };
+}
+
+/** Sends paced at --rate/s for --seconds, each to its own device; POST → emulator receipt. */
+async function latency(s: Stack): Promise<Measured> {
+  const rate = Number(args.rate);
+  const n = Math.ceil(rate * Number(args.seconds));
+  await s.db.query(
+    `INSERT INTO "Device" ("id", "projectId", "userId", "deviceToken", "provider", "platform", "createdAt", "updatedAt", "lastSeenAt")
+     SELECT gen_random_uuid(), $1::uuid, 'lat-' || u, 'lat-' || u, 'fcm', 'android', now(), now(), now()
+     FROM generate_series(1, $2::int) u`,
+    [s.tenant.projectId, n],
+  );
+  await s.db.query('VACUUM ANALYZE');
+  const worker = await s.startWorker();
+  await sleep(1000);
+  console.log(`Herald delivery benchmark (latency): ${fmt(n)} one-user sends paced at ${rate}/s for ${args.seconds} s`);
+  const m = await meter(s, worker);
+  const sentAt = new Array<number>(n + 1);
+  const started = Date.now();
+  const inFlight = new Set<Promise<unknown>>();
+  let errors = 0;
+  let maxLag = 0;
+  for (let i = 1; i <= n; i++) {
+    const due = started + ((i - 1) * 1000) / rate;
+    const wait = due - Date.now();
+    if (wait > 1) await sleep(wait);
+    if (i % Math.max(1, Math.round(rate)) === 0) {
+      const { accepted } = await s.emulator.stats();
+      maxLag = Math.max(maxLag, i - accepted);
+    }
+    sentAt[i] = Date.now();
+    const p = api(s.url, 'POST', '/push/send', { apiKey: s.tenant.apiKey, body: { userId: `lat-${i}`, templateId: s.tenant.templateId, variables: { order: `#${i}`, name: 'there' } }, expect: 202 }).catch(() => errors++);
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
+  }
+  const pacedFor = (Date.now() - started) / 1000;
+  await Promise.all(inFlight);
+  await waitForEmulator(s, n - errors, worker);
+  const seconds = (Date.now() - started) / 1000;
+  await waitForFinal(s.db, n - errors);
+  const { cpu, rss, statements } = await m.stop();
+  const { messages } = (await (await fetch(`${s.emulator.origin}/_emulator/messages`)).json()) as { messages: { token: string; receivedAt: number }[] };
+  const ms = messages.map((msg) => msg.receivedAt - sentAt[Number(msg.token.slice(4))]).sort((a, b) => a - b);
+  return {
+    title: 'latency',
+    worker,
+    notifications: n,
+    deliveries: n,
+    seconds,
+    rateLine: `${fmt(n / pacedFor)} sends/s offered for ${pacedFor.toFixed(1)} s (${errors} refused); backlog at most ${maxLag} sends`,
+    cpu,
+    statements,
+    rss,
+    extra: [`POST → emulator receipt: p50 ${percentile(ms, 50)} ms, p99 ${percentile(ms, 99)} ms, max ${ms[ms.length - 1]} ms (${ms.length} messages)`],
+  };
+}
+
+function report(m: Measured) {
+  const { cpu, seconds } = m;
+  const share = (ms: number) => `${((ms / 1000 / seconds) * 100).toFixed(0)} %`;
+  console.log(`${m.title}:`.padEnd(24) + m.rateLine);
+  for (const line of m.extra) console.log(line);
+  console.log(`worker CPU:             ${share(cpu.worker)} of one core, ${((cpu.worker * 1000) / m.deliveries).toFixed(0)} µs per delivery`);
+  console.log(`Postgres CPU:           ${((cpu.postgres * 1000) / m.notifications).toFixed(0)} µs per notification (every backend of the server: other users of this machine count too)`);
+  console.log(`Postgres statements:    ${(m.statements / m.notifications).toFixed(2)} per notification, ${(m.statements / m.deliveries).toFixed(3)} per delivery (sent by the worker, BEGIN/COMMIT included)`);
+  console.log(`worker RSS:             start ${m.rss.start.toFixed(0)} MiB, peak ${m.rss.peak.toFixed(0)} MiB, end ${m.rss.end.toFixed(0)} MiB`);
+  console.log(`CPU of one core:        worker ${share(cpu.worker)}, emulator ${share(cpu.emulator)}, postgres ${share(cpu.postgres)}, redis ${share(cpu.redis)}, api ${share(cpu.api)}, steal ${share(cpu.steal)} (2 cores = 200 %); load average now ${loadavg()[0].toFixed(2)}`);
+}
+
+async function waitForEmulator(s: Stack, total: number, worker: Worker, onProgress?: (accepted: number) => void) {
+  let last = 0;
+  let lastChange = Date.now();
+  for (;;) {
+    const { accepted } = await s.emulator.stats();
+    onProgress?.(accepted);
+    if (accepted >= total) return;
+    if (accepted !== last) [last, lastChange] = [accepted, Date.now()];
+    if (Date.now() - lastChange > 30_000) throw new Error(`stalled at ${accepted}/${total}:\n${worker.output.join('').slice(-3000)}`);
+    await sleep(20);
+  }
+}
+
+async function waitForFinal(db: Client, count: number) {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM "Notification" WHERE "status" IN ('completed', 'partially_failed', 'failed')`);
+    if (rows[0].n >= count) return;
+    if (Date.now() > deadline) throw new Error(`only ${rows[0].n}/${count} notifications final`);
+    await sleep(20);
+  }
 }
 
 main().catch((err: unknown) => {

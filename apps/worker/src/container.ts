@@ -2,12 +2,16 @@ import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import pino, { type Logger } from 'pino';
 import type { WorkerConfig } from '@herald/config';
-import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE, createTemplateCompiler } from '@herald/core';
-import { createDb, loadProviderCredentials, WebhookEvents, type Db } from '@herald/db';
+import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE, createTemplateCompiler, retryJob } from '@herald/core';
+import { createDb, loadProviderCredentials, sqlPool, WebhookEvents, type Db } from '@herald/db';
 import { createMailer, type Mailer } from '@herald/mail';
 import { ProviderPool } from '@herald/providers';
 import { DeliveryService, type DeliveryObserver } from './delivery/delivery.service';
+import { OutcomeWriter } from './delivery/outcome-writer';
+import { ProjectContexts } from './delivery/project-context';
 import { SendRateLimiter } from './delivery/rate-limiter';
+import { DeliveryRepository } from './delivery/repository';
+import { Sweeper } from './sweeper';
 import { WebhookDispatcher, type WebhookObserver } from './webhooks/webhook.service';
 
 export interface WorkerContainer {
@@ -17,6 +21,7 @@ export interface WorkerContainer {
   /** BullMQ's connection: commands wait while Redis is away instead of failing (workers recover by themselves). */
   connection: Redis;
   queue: Queue;
+  repository: DeliveryRepository;
   delivery: DeliveryService;
   /** The webhooks queue (its own, so that a slow receiver never holds up push delivery). */
   webhookQueue: Queue;
@@ -24,8 +29,12 @@ export interface WorkerContainer {
   webhookEvents: WebhookEvents;
   webhooks: WebhookDispatcher;
   mailer: Mailer;
+  sweeper: Sweeper;
   close(): Promise<void>;
 }
+
+/** Database connections of a worker: its delivery steps each run one statement at a time, a few at once; webhooks use their own share. */
+const DELIVERY_POOL_SIZE = 8;
 
 export interface WorkerOverrides {
   logger?: Logger;
@@ -36,7 +45,9 @@ export interface WorkerOverrides {
 
 export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOverrides = {}): WorkerContainer {
   const logger = overrides.logger ?? pino({ level: config.logLevel, base: { service: 'herald-worker' } });
-  const db = createDb(config.databaseUrl, { poolSize: Math.max(4, config.concurrency + 2) });
+  const observe = overrides.observe;
+  const db = createDb(config.databaseUrl, { poolSize: DELIVERY_POOL_SIZE + Math.min(config.webhooks.concurrency, 8) });
+  const repository = new DeliveryRepository(sqlPool(db));
   const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null, connectionName: 'herald-worker' });
   connection.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection error'));
   const queue = new Queue(NOTIFICATIONS_QUEUE, { connection, prefix: config.queuePrefix });
@@ -57,32 +68,55 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
   });
   const clients = new ProviderPool({ emulatorHost: config.fcmEmulatorHost, logger: logger.child({ component: 'fcm' }) });
   const compiler = createTemplateCompiler({ cacheSize: 1000 });
-  const delivery = new DeliveryService({
-    db,
-    queue,
-    logger,
+  const contexts = new ProjectContexts({
+    redis: connection,
+    prefix: config.queuePrefix,
+    repository,
     loadProviders: (projectId) =>
       loadProviderCredentials(db, config.encryption, projectId, (providerConfigId, err) =>
         logger.error({ providerConfigId, err: { message: err.message } }, 'provider credentials cannot be decrypted; skipping this provider'),
       ),
+    compile: (source) => compiler.compile(source),
+  });
+  const outcomes = new OutcomeWriter({
+    record: (o) => repository.record(o),
+    // Delayed work, never a sleep: each notification's rows come back as a retry job when the longest delay has passed.
+    enqueueRetries: async (retries) => {
+      await queue.addBulk(retries.map((r) => ({ name: retryJob.name, data: { notificationId: r.notificationId, deliveryIds: r.deliveryIds }, opts: { ...retryJob.options, delay: r.delayMs } })));
+    },
+    written: (written, finished) => {
+      if (!observe) return;
+      observe.outcomes?.(written);
+      for (const o of written) if (o.kind === 'prune') observe.pruned?.({ projectId: o.projectId, notificationId: o.notificationId, deviceId: o.deviceId });
+      for (const f of finished) observe.finished?.(f);
+    },
+  });
+  const delivery = new DeliveryService({
+    repository,
+    contexts,
+    outcomes,
+    logger,
     client: (p) => clients.get(p),
     rateLimiter: new SendRateLimiter(connection, config.queuePrefix, config.fcmRatePerMinute),
-    compile: (source) => compiler.compile(source),
     policy: { maxAttempts: config.deliveryMaxAttempts, baseDelayMs: config.retryBaseMs, maxDelayMs: 5 * 60_000 },
     batchSize: config.batchSize,
-    observe: overrides.observe,
+    maxRecipientsInFlight: Math.max(config.batchSize, 4 * 500),
+    observe,
   });
+  const sweeper = new Sweeper(repository, queue, logger, observe);
   return {
     config,
     logger,
     db,
     connection,
     queue,
+    repository,
     delivery,
     webhookQueue,
     webhookEvents,
     webhooks,
     mailer,
+    sweeper,
     async close() {
       await queue.close();
       await webhookQueue.close();

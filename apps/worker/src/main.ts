@@ -4,7 +4,6 @@ import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE } from '@herald/core';
 import { createWorkerContainer, type WorkerContainer } from './container';
 import { createWorkerMetrics } from './metrics';
 import { notificationsProcessor } from './processors/notifications.processor';
-import { Sweeper } from './sweeper';
 import { WebhookSweeper } from './webhooks/webhook-sweeper';
 import { webhooksProcessor } from './webhooks/webhooks.processor';
 
@@ -21,7 +20,7 @@ async function main() {
   for (const warning of config.warnings) c.logger.warn(warning);
   if (config.fcmEmulatorHost) c.logger.warn({ host: config.fcmEmulatorHost }, 'FCM_EMULATOR_HOST is set: sending to the FCM emulator, not to Google');
 
-  const worker = new Worker(NOTIFICATIONS_QUEUE, notificationsProcessor(c.delivery), {
+  const worker = new Worker(NOTIFICATIONS_QUEUE, notificationsProcessor(c.delivery, c.sweeper), {
     connection: c.connection.duplicate(),
     prefix: config.queuePrefix,
     concurrency: config.concurrency,
@@ -30,6 +29,7 @@ async function main() {
     maxStalledCount: 5,
   });
   worker.on('failed', (job, err) => c.logger.warn({ jobId: job?.id, notificationId: job?.data?.notificationId, err: { message: err.message } }, 'job failed'));
+  worker.on('stalled', (jobId) => c.logger.warn({ jobId }, 'job stalled (its worker died or was blocked); it runs again'));
   worker.on('error', (err) => c.logger.warn({ err: { message: err.message } }, 'worker error'));
   const webhookWorker = new Worker(WEBHOOKS_QUEUE, webhooksProcessor(c.webhooks), {
     connection: c.connection.duplicate(),
@@ -40,7 +40,7 @@ async function main() {
   });
   webhookWorker.on('failed', (job, err) => c.logger.warn({ jobId: job?.id, err: { message: err.message } }, 'webhook job failed'));
   webhookWorker.on('error', (err) => c.logger.warn({ err: { message: err.message } }, 'webhook worker error'));
-  const stopSweeping = new Sweeper(c.db, c.queue, c.connection, config.queuePrefix, config.sweepIntervalMs, c.logger).start();
+  await c.sweeper.schedule(config.sweepIntervalMs);
   const stopWebhookSweeping = new WebhookSweeper(c.db, c.webhookQueue, c.webhookEvents, c.connection, config.queuePrefix, config.sweepIntervalMs, c.logger).start();
   const metricsServer = config.metricsEnabled ? await metrics.listen(config.metricsPort, config.metricsHost, config.metricsToken) : undefined;
   const metricsPort = (metricsServer?.address() as { port: number } | null)?.port;
@@ -52,7 +52,6 @@ async function main() {
     stopping = true;
     c.logger.info({ signal }, 'shutting down: finishing in-flight jobs');
     const force = setTimeout(() => process.exit(1), 30_000).unref();
-    stopSweeping();
     stopWebhookSweeping();
     metricsServer?.close();
     await Promise.all([worker.close(), webhookWorker.close()]);

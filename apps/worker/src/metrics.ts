@@ -82,17 +82,20 @@ export function createWorkerMetrics(queue: () => Queue, webhookQueue: () => Queu
       latency.observe({ provider }, seconds);
       messages.inc({ provider }, size);
     },
-    outcomes(d) {
-      outcomes.inc({ outcome: 'sent' }, d.sent.length);
-      outcomes.inc({ outcome: 'failed' }, d.fail.length);
-      outcomes.inc({ outcome: 'invalid_token' }, d.prune.length);
-      pruned.inc(d.prune.length);
-      retries.inc(d.retry.length);
+    outcomes(written) {
+      for (const o of written) {
+        if (o.kind === 'sent') outcomes.inc({ outcome: 'sent' });
+        else if (o.kind === 'fail') outcomes.inc({ outcome: 'failed' });
+        else if (o.kind === 'prune') {
+          outcomes.inc({ outcome: 'invalid_token' });
+          pruned.inc();
+        } else if (o.kind === 'retry') retries.inc();
+      }
     },
     failover(count) {
       failovers.inc(count);
     },
-    finished(status) {
+    finished({ status }) {
       notifications.inc({ status });
     },
   };

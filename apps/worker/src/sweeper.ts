@@ -1,69 +1,70 @@
 import type { Queue } from 'bullmq';
-import type Redis from 'ioredis';
 import type { Logger } from 'pino';
-import { deliverJob, deliverJobId, retryJob } from '@herald/core';
-import type { Db } from '@herald/db';
+import { chunk, deliverJob, deliverJobId, retryJob, sweepJob } from '@herald/core';
+import type { DeliveryObserver } from './delivery/delivery.service';
+import type { DeliveryRepository } from './delivery/repository';
+
+/** A notification still `queued` this long after acceptance, without a live job, has lost its job. */
+export const STALE_QUEUED_MS = 30_000;
+/** How often the sweeper queues one notification's lost work again before it gives up on it. */
+export const MAX_REQUEUES = 5;
+/** Lost work looked at per sweep. */
+const SWEEP_LIMIT = 500;
 
 /**
  * Finds work whose job was lost and queues it again, so that nothing accepted is ever dropped:
  * - a notification still `queued` a while after it was accepted, without a live deliver job (the API
  *   died between writing the row and enqueuing, or Redis lost the job);
  * - pending deliveries whose retry was due long ago (a worker died between scheduling a retry in
- *   Postgres and adding the delayed job), or that nobody touched for minutes (a job that exhausted
- *   its attempts during an outage).
- * One worker sweeps at a time (a Redis lock); re-adding is harmless because jobs only send rows
- * that are still pending, and claim them first: a row another job is sending is left to it.
+ *   Postgres and adding the delayed job), or that nobody touched for minutes.
+ * Re-adding is harmless: jobs only send rows that are still pending, and claim them first. Work
+ * queued again `MAX_REQUEUES` times is given up: its pending deliveries fail, and the notification
+ * takes its final status. It runs as a BullMQ job scheduler: one sweep per interval, on whichever
+ * worker takes the job.
  */
 export class Sweeper {
   constructor(
-    private readonly db: Db,
+    private readonly repository: DeliveryRepository,
     private readonly queue: Queue,
-    private readonly redis: Redis,
-    private readonly prefix: string,
-    private readonly intervalMs: number,
     private readonly logger: Logger,
+    private readonly observe?: DeliveryObserver,
   ) {}
 
-  async sweep(): Promise<number> {
-    const locked = await this.redis.set(`${this.prefix}:sweeper-lock`, String(process.pid), 'PX', Math.max(1000, this.intervalMs - 100), 'NX');
-    if (!locked) return 0;
-    let requeued = 0;
-    const stale = await this.db.notification.findMany({
-      where: { status: 'queued', createdAt: { lt: new Date(Date.now() - 30_000) } },
-      select: { id: true },
-      orderBy: { createdAt: 'asc' },
-      take: 500,
-    });
-    for (const { id } of stale) {
-      const job = await this.queue.getJob(deliverJobId(id));
-      const state = job ? await job.getState() : undefined;
-      if (state && state !== 'failed' && state !== 'completed') continue;
-      if (job) await job.remove();
-      await this.queue.add(deliverJob.name, { notificationId: id }, { ...deliverJob.options, jobId: deliverJobId(id) });
-      await this.db.notification.updateMany({ where: { id }, data: { enqueuedAt: new Date() } });
-      requeued++;
-    }
-    const overdue = await this.db.$queryRaw<{ notificationId: string; ids: string[] }[]>`
-      SELECT "notificationId", array_agg("id") AS ids FROM "Delivery"
-      WHERE "status" = 'pending'
-        AND (("nextAttemptAt" IS NOT NULL AND "nextAttemptAt" < now() - interval '60 seconds')
-          OR ("nextAttemptAt" IS NULL AND "updatedAt" < now() - interval '5 minutes'))
-      GROUP BY "notificationId" LIMIT 500`;
-    for (const { notificationId, ids } of overdue) {
-      for (let i = 0; i < ids.length; i += 500) {
-        await this.queue.add(retryJob.name, { notificationId, deliveryIds: ids.slice(i, i + 500) }, retryJob.options);
-      }
-      requeued++;
-    }
-    if (requeued) this.logger.warn({ requeued }, 'sweeper queued lost work again');
-    return requeued;
+  /** Schedules the sweep every `intervalMs` (the first one interval from now); every worker may call it. */
+  async schedule(intervalMs: number): Promise<void> {
+    await this.queue.upsertJobScheduler(sweepJob.schedulerId, { every: intervalMs, startDate: new Date(Date.now() + intervalMs) }, { name: sweepJob.name, data: {}, opts: sweepJob.options });
   }
 
-  start(): () => void {
-    const timer = setInterval(() => {
-      this.sweep().catch((err) => this.logger.warn({ err: { message: (err as Error).message } }, 'sweep failed'));
-    }, this.intervalMs);
-    timer.unref();
-    return () => clearInterval(timer);
+  async sweep(): Promise<{ requeued: number; abandoned: number }> {
+    const requeued: string[] = [];
+    const abandoned: string[] = [];
+    for (const { id, requeues } of await this.repository.staleQueued(STALE_QUEUED_MS, SWEEP_LIMIT)) {
+      const job = await this.queue.getJob(deliverJobId(id));
+      const state = job ? await job.getState() : undefined;
+      if (state && state !== 'failed' && state !== 'completed' && state !== 'unknown') continue;
+      if (requeues >= MAX_REQUEUES) {
+        abandoned.push(id);
+        continue;
+      }
+      if (job) await job.remove();
+      await this.queue.add(deliverJob.name, { notificationId: id }, { ...deliverJob.options, jobId: deliverJobId(id) });
+      requeued.push(id);
+    }
+    const retries = [];
+    for (const { notificationId, requeues, ids } of await this.repository.overdue(SWEEP_LIMIT)) {
+      if (requeues >= MAX_REQUEUES) {
+        abandoned.push(notificationId);
+        continue;
+      }
+      for (const deliveryIds of chunk(ids, 500)) retries.push({ name: retryJob.name, data: { notificationId, deliveryIds }, opts: retryJob.options });
+      requeued.push(notificationId);
+    }
+    if (retries.length) await this.queue.addBulk(retries);
+    await this.repository.countRequeues(requeued);
+    const finished = await this.repository.abandon(abandoned, `Delivery was given up after its lost work was queued again ${MAX_REQUEUES} times`);
+    for (const f of finished) this.observe?.finished?.(f);
+    if (requeued.length) this.logger.warn({ requeued: requeued.length }, 'sweeper queued lost work again');
+    if (abandoned.length) this.logger.error({ notificationIds: abandoned }, 'sweeper gave up on lost work queued again too often');
+    return { requeued: requeued.length, abandoned: abandoned.length };
   }
 }

@@ -40,7 +40,7 @@ describe('loadApiConfig', () => {
     expect(c).toMatchObject({ port: 3000, queuePrefix: 'herald', appUrl: 'http://localhost:3000', jwt: { accessTtl: 900, refreshTtl: 2592000 }, rateLimits: { registerDevice: 60, send: 100, sendBulk: 10, auth: 10, signup: 30 }, logLevel: 'info' });
     const o = loadApiConfig({ ...prod, PORT: '8080', RATE_LIMIT_SEND: '5', TRUST_PROXY: '1', APP_URL: 'https://herald.example.com/' });
     expect(o).toMatchObject({ port: 8080, rateLimits: { send: 5 }, trustProxy: 1, appUrl: 'https://herald.example.com' });
-    expect(loadWorkerConfig(prod)).toMatchObject({ deliveryMaxAttempts: 5, concurrency: 8 });
+    expect(loadWorkerConfig(prod)).toMatchObject({ deliveryMaxAttempts: 5, concurrency: 256 });
   });
 
   it('in production, refuses to start without SMTP_URL unless MAIL_TRANSPORT=log says so', () => {

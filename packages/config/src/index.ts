@@ -89,7 +89,8 @@ const apiSchema = z.object({
 
 const workerSchema = z.object({
   ...common,
-  WORKER_CONCURRENCY: intFrom(8, 1),
+  /** Jobs (notifications) a worker delivers at once; their database work is done together. */
+  WORKER_CONCURRENCY: intFrom(256, 1),
   DELIVERY_MAX_ATTEMPTS: intFrom(5, 1),
   /** Messages per minute per project that the worker sends to FCM (FCM's default quota is 600k/min). */
   FCM_RATE_PER_MINUTE: intFrom(600_000, 1),

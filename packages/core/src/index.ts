@@ -5,3 +5,5 @@ export * from './template';
 export * from './queue';
 export * from './push-options';
 export * from './webhooks';
+export * from './push-readiness';
+export * from './chunk';

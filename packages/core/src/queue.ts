@@ -35,3 +35,20 @@ export type RetryJobData = z.infer<typeof retryJob.schema>;
 
 /** The job id of a notification's deliver job: adding it twice is a no-op while the job exists. */
 export const deliverJobId = (notificationId: string) => `deliver-${notificationId}`;
+
+/**
+ * The sweeper's repeatable job (BullMQ job scheduler `sweepJob.schedulerId`): whichever worker takes
+ * it looks for lost work, so one sweep runs per interval however many workers there are.
+ */
+export const sweepJob = {
+  name: 'sweep',
+  schedulerId: 'herald-sweeper',
+  options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } },
+} as const;
+
+/**
+ * The Redis key holding a project's configuration version. The API replaces it whenever a request
+ * changes the project's API keys, templates, push config or providers; the API and the worker cache
+ * what they read about a project only for as long as this version is unchanged.
+ */
+export const projectVersionKey = (prefix: string, projectId: string) => `${prefix}:project-version:${projectId}`;

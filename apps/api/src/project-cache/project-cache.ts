@@ -3,6 +3,7 @@ import type Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { CachedApiKey, CachedTemplate, ProjectStateLoaders, SendReadiness } from './loaders';
+import { projectVersionKey } from '@herald/core';
 
 /** How long a snapshot is trusted at most, whatever Redis says: the bound on a change made behind the API's back (direct SQL). */
 export const SNAPSHOT_MAX_AGE_MS = 60_000;
@@ -111,7 +112,7 @@ export class ProjectCache {
   }
 
   private versionKey(projectId: string) {
-    return `${this.prefix}:project-version:${projectId}`;
+    return projectVersionKey(this.prefix, projectId);
   }
 
   /** The project's snapshot at its current version; read once per request and project. */

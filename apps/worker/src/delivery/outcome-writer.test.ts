@@ -1,98 +1,168 @@
-import type { TokenResult } from '@herald/providers';
-import { decide, type Attempt, type Decisions } from './decide';
-import { OUTCOME_FLUSH_MAX, OUTCOME_FLUSH_MS, OutcomeWriter } from './outcome-writer';
+import { GroupCommit } from './group-commit';
+import { OutcomeWriter, type NotificationOutcome, type RetryRequest } from './outcome-writer';
+import type { Finished, Outcome } from './repository';
 
-const policy = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1000, random: () => 0.5 };
-const attempts = (n: number): Attempt[] => Array.from({ length: n }, (_, i) => ({ deliveryId: `d${i}`, deviceId: `v${i}`, attempts: 0 }));
-const sent = (i: number): TokenResult => ({ status: 'sent', providerMessageId: `m${i}` });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A writer whose writes are recorded (with the time they started) and take `writeMs` each. */
-function recorder(n: number, writeMs = 0) {
-  const writes: { at: number; d: Decisions }[] = [];
-  const started = Date.now();
-  const writer = new OutcomeWriter(
-    attempts(n),
-    (a, r) => decide(a, r, true, policy),
-    async (d) => {
-      writes.push({ at: Date.now() - started, d });
-      await sleep(writeMs);
+/** A scheduler stepped by hand: nothing depends on the machine's speed. */
+function manual() {
+  const queued: (() => void)[] = [];
+  return {
+    schedule: (fn: () => void) => void queued.push(fn),
+    /** Runs what was deferred so far. */
+    step: () => queued.splice(0).forEach((fn) => fn()),
+    get pending() {
+      return queued.length;
     },
-  );
-  return { writer, writes };
+  };
 }
 
-it('gathers answers for OUTCOME_FLUSH_MS and writes them together, before the batch is over', async () => {
-  const { writer, writes } = recorder(10);
-  writer.add(0, sent(0));
-  await sleep(10);
-  writer.add(1, sent(1));
-  expect(writes).toHaveLength(0);
-  await sleep(OUTCOME_FLUSH_MS + 20);
-  expect(writes).toHaveLength(1);
-  expect(writes[0].d.sent.map((s) => s.deliveryId)).toEqual(['d0', 'd1']);
-  expect(writes[0].at).toBeGreaterThanOrEqual(OUTCOME_FLUSH_MS - 5);
-});
+interface Deferred {
+  promise: Promise<void>;
+  resolve(): void;
+}
 
-it('writes at once when OUTCOME_FLUSH_MAX answers are waiting', async () => {
-  const { writer, writes } = recorder(OUTCOME_FLUSH_MAX + 1);
-  for (let i = 0; i < OUTCOME_FLUSH_MAX; i++) writer.add(i, sent(i));
-  await sleep(5);
-  expect(writes).toHaveLength(1);
-  expect(writes[0].d.sent).toHaveLength(OUTCOME_FLUSH_MAX);
-});
+/** A promise resolved by hand. */
+function deferred(): Deferred {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
 
-it('writes one at a time: answers that come in during a write go in the next one, each delivery once', async () => {
-  const writes: Decisions[] = [];
-  let concurrent = 0;
-  let most = 0;
-  const writer = new OutcomeWriter(
-    attempts(3),
-    (a, r) => decide(a, r, true, policy),
-    async (d) => {
-      most = Math.max(most, ++concurrent);
-      writes.push(d);
-      await sleep(80);
-      concurrent--;
+const flush = () => new Promise((r) => setImmediate(r));
+
+const sent = (i: number, notificationId = 'n1'): NotificationOutcome => ({ kind: 'sent', deliveryId: `d${i}`, providerConfigId: 'p1', providerMessageId: `m${i}`, notificationId, projectId: 'pr' });
+
+/** A writer whose writes are recorded and complete when the test says so. */
+function recorder(finishedBy: (outcomes: Outcome[]) => Finished[] = () => []) {
+  const clock = manual();
+  const writes: { outcomes: Outcome[]; done: Deferred }[] = [];
+  const retries: RetryRequest[][] = [];
+  const heard: { written: string[]; finished: Finished[] }[] = [];
+  const writer = new OutcomeWriter({
+    schedule: clock.schedule,
+    record: async (outcomes) => {
+      const done = deferred();
+      writes.push({ outcomes, done });
+      await done.promise;
+      return { written: new Set(outcomes.filter((o) => o.deliveryId !== 'gone').map((o) => o.deliveryId)), finished: finishedBy(outcomes) };
     },
-  );
-  writer.add(0, sent(0));
-  await sleep(OUTCOME_FLUSH_MS + 10); // the first write is under way
-  writer.add(1, sent(1));
-  writer.add(2, sent(2));
-  writer.add(0, sent(0)); // reported twice: written once
-  await writer.finish([sent(0), sent(1), sent(2)]);
-  expect(most).toBe(1);
-  expect(writes.map((d) => d.sent.map((x) => x.deliveryId))).toEqual([['d0'], ['d1', 'd2']]);
+    enqueueRetries: async (r) => void retries.push(r),
+    written: (w, finished) => heard.push({ written: w.map((o) => o.deliveryId), finished }),
+  });
+  return { clock, writer, writes, retries, heard };
+}
+
+describe('OutcomeWriter', () => {
+  it('a lone outcome is written in the same turn, with no timer', async () => {
+    const { clock, writer, writes } = recorder();
+    const done = writer.record(sent(0));
+    expect(clock.pending).toBe(1);
+    clock.step();
+    expect(writes.map((w) => w.outcomes.map((o) => o.deliveryId))).toEqual([['d0']]);
+    writes[0].done.resolve();
+    await done;
+  });
+
+  it('outcomes that come in while a write runs go together into the next one, one write at a time', async () => {
+    const { clock, writer, writes } = recorder();
+    const first = writer.record(sent(0));
+    clock.step();
+    const later = [1, 2, 3].map((i) => writer.record(sent(i)));
+    // The first write is under way: nothing else starts.
+    expect(clock.pending).toBe(0);
+    expect(writes).toHaveLength(1);
+    writes[0].done.resolve();
+    await first;
+    await flush();
+    clock.step();
+    expect(writes.map((w) => w.outcomes.map((o) => o.deliveryId))).toEqual([['d0'], ['d1', 'd2', 'd3']]);
+    writes[1].done.resolve();
+    await Promise.all(later);
+  });
+
+  it('adds one retry job per notification for the retries written, with the longest delay', async () => {
+    const { clock, writer, writes, retries } = recorder();
+    const retry = (id: string, notificationId: string, delayMs: number): NotificationOutcome => ({ kind: 'retry', deliveryId: id, providerConfigId: 'p1', attempts: 1, delayMs, error: 'HTTP 503', notificationId, projectId: 'pr' });
+    const all = [retry('a', 'n1', 100), retry('b', 'n1', 300), retry('c', 'n2', 50), retry('gone', 'n2', 900), sent(9)].map((o) => writer.record(o));
+    clock.step();
+    writes[0].done.resolve();
+    await Promise.all(all);
+    // `gone` was no longer pending: not written, so not queued again.
+    expect(retries).toEqual([
+      [
+        { notificationId: 'n1', deliveryIds: ['a', 'b'], delayMs: 300 },
+        { notificationId: 'n2', deliveryIds: ['c'], delayMs: 50 },
+      ],
+    ]);
+  });
+
+  it('reports what each write did: the outcomes written and the notifications that finished', async () => {
+    const finished: Finished = { notificationId: 'n1', projectId: 'pr', status: 'completed' };
+    const { clock, writer, writes, heard } = recorder((o) => (o.length === 2 ? [finished] : []));
+    const both = [writer.record(sent(0)), writer.record(sent(1))];
+    clock.step();
+    writes[0].done.resolve();
+    await Promise.all(both);
+    expect(heard).toEqual([{ written: ['d0', 'd1'], finished: [finished] }]);
+  });
+
+  it('a failed write fails the outcomes it held, and the next write goes ahead', async () => {
+    const clock = manual();
+    let calls = 0;
+    const writer = new OutcomeWriter({
+      schedule: clock.schedule,
+      record: async (outcomes) => {
+        if (++calls === 1) throw new Error('database unreachable');
+        return { written: new Set(outcomes.map((o) => o.deliveryId)), finished: [] };
+      },
+      enqueueRetries: async () => undefined,
+    });
+    const first = writer.record(sent(0));
+    clock.step();
+    await expect(first).rejects.toThrow('database unreachable');
+    const second = writer.record(sent(1));
+    await flush();
+    clock.step();
+    await expect(second).resolves.toBeUndefined();
+  });
 });
 
-it('finish writes what only the result array holds, and returns every decision of the batch', async () => {
-  const { writer, writes } = recorder(4);
-  writer.add(0, sent(0));
-  writer.add(1, { status: 'retryable', error: 'HTTP 503' });
-  const results: TokenResult[] = [sent(0), { status: 'retryable', error: 'HTTP 503' }, { status: 'invalid_token', error: 'UNREGISTERED' }, { status: 'auth_failed', error: 'HTTP 401' }];
-  const d = await writer.finish(results);
-  expect(writes.flatMap((w) => [...w.d.sent, ...w.d.retry, ...w.d.prune, ...w.d.failover].map((x) => x.deliveryId)).sort()).toEqual(['d0', 'd1', 'd2', 'd3']);
-  expect(d.sent.map((s) => s.deliveryId)).toEqual(['d0']);
-  expect(d.retry).toEqual([{ deliveryId: 'd1', attempts: 1, delayMs: 100, error: 'HTTP 503' }]);
-  expect(d.prune).toEqual([{ deliveryId: 'd2', deviceId: 'v2', error: 'UNREGISTERED' }]);
-  expect(d.failover).toEqual([{ deliveryId: 'd3', error: 'HTTP 401' }]);
-  expect(d.providerDown).toBe(true);
-});
+describe('GroupCommit', () => {
+  it('answers each item from its slot; an Error in a slot fails that item only', async () => {
+    const clock = manual();
+    const g = new GroupCommit<number, number>(async (items) => items.map((i) => (i === 2 ? new Error('two') : i * 10)), { schedule: clock.schedule });
+    const answers = [1, 2, 3].map((i) => g.submit(i));
+    clock.step();
+    await expect(answers[0]).resolves.toBe(10);
+    await expect(answers[1]).rejects.toThrow('two');
+    await expect(answers[2]).resolves.toBe(30);
+  });
 
-it('finish rejects with the first failed write, and writes nothing after it', async () => {
-  let calls = 0;
-  const writer = new OutcomeWriter(
-    attempts(2),
-    (a, r) => decide(a, r, true, policy),
-    async () => {
-      calls++;
-      throw new Error('database unreachable');
-    },
-  );
-  writer.add(0, sent(0));
-  await sleep(OUTCOME_FLUSH_MS + 20);
-  writer.add(1, sent(1));
-  await expect(writer.finish([sent(0), sent(1)])).rejects.toThrow('database unreachable');
-  expect(calls).toBe(1);
+  it('takes at most maxItems per run, and runs up to `concurrency` at once', async () => {
+    const clock = manual();
+    const runs: number[][] = [];
+    const gates: Deferred[] = [];
+    const g = new GroupCommit<number, number>(
+      async (items) => {
+        runs.push(items);
+        const gate = deferred();
+        gates.push(gate);
+        await gate.promise;
+        return items;
+      },
+      { schedule: clock.schedule, maxItems: 2, concurrency: 2 },
+    );
+    const all = [1, 2, 3, 4, 5].map((i) => g.submit(i));
+    clock.step();
+    expect(runs).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    expect(g.backlog).toBe(1);
+    gates[0].resolve();
+    await flush();
+    clock.step();
+    expect(runs).toEqual([[1, 2], [3, 4], [5]]);
+    gates.forEach((gate) => gate.resolve());
+    await expect(Promise.all(all)).resolves.toEqual([1, 2, 3, 4, 5]);
+  });
 });

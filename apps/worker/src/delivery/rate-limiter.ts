@@ -1,4 +1,5 @@
 import type Redis from 'ioredis';
+import { GroupCommit } from './group-commit';
 
 /**
  * A token bucket per project in Redis, shared by every worker process, so that Herald does not send
@@ -24,9 +25,15 @@ if granted < requested then wait = math.ceil((requested - granted - tokens) / ra
 return { granted, wait }
 `;
 
+/**
+ * The requests of all the batches that ask in the same moment go to Redis together: one script call
+ * per project for their sum, all in one round trip; the tokens granted are shared out in the order
+ * the batches asked.
+ */
 export class SendRateLimiter {
   private readonly ratePerMs: number;
   private readonly capacity: number;
+  private readonly requests: GroupCommit<{ projectId: string; n: number }, { granted: number; waitMs: number }>;
 
   constructor(
     private readonly redis: Redis,
@@ -36,11 +43,32 @@ export class SendRateLimiter {
     this.ratePerMs = perMinute / 60_000;
     // Bursts of up to one second's worth.
     this.capacity = Math.max(1, Math.ceil(perMinute / 60));
+    this.requests = new GroupCommit((items) => this.takeAll(items), { concurrency: 2 });
   }
 
   /** Takes up to `n` tokens; answers how many were granted and, if fewer, when to try again. */
-  async take(projectId: string, n: number): Promise<{ granted: number; waitMs: number }> {
-    const [granted, waitMs] = (await this.redis.eval(SCRIPT, 1, `${this.prefix}:fcm-rate:${projectId}`, this.ratePerMs, this.capacity, n)) as [number, number];
-    return { granted, waitMs };
+  take(projectId: string, n: number): Promise<{ granted: number; waitMs: number }> {
+    return this.requests.submit({ projectId, n });
+  }
+
+  private async takeAll(items: { projectId: string; n: number }[]) {
+    const wanted = new Map<string, number>();
+    for (const { projectId, n } of items) wanted.set(projectId, (wanted.get(projectId) ?? 0) + n);
+    const pipeline = this.redis.pipeline();
+    for (const [projectId, n] of wanted) pipeline.eval(SCRIPT, 1, `${this.prefix}:fcm-rate:${projectId}`, this.ratePerMs, this.capacity, n);
+    const answers = await pipeline.exec();
+    const left = new Map<string, { granted: number; waitMs: number }>();
+    [...wanted.keys()].forEach((projectId, i) => {
+      const [err, answer] = answers?.[i] ?? [new Error('pipeline not executed'), null];
+      if (err) throw err;
+      const [granted, waitMs] = answer as [number, number];
+      left.set(projectId, { granted, waitMs });
+    });
+    return items.map(({ projectId, n }) => {
+      const bucket = left.get(projectId)!;
+      const granted = Math.min(n, bucket.granted);
+      bucket.granted -= granted;
+      return { granted, waitMs: granted < n ? bucket.waitMs : 0 };
+    });
   }
 }

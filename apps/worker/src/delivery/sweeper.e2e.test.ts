@@ -1,5 +1,6 @@
 import { unique } from '../../../../test/harness';
 import { startPipeline, type Pipeline } from '../../../../test/pipeline';
+import { MAX_REQUEUES } from '../sweeper';
 
 /**
  * The sweeper queues lost work again. This pipeline has a database of its own: the sweeper looks at
@@ -32,5 +33,42 @@ describe('lost work', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(p.emulator.stats().sendRequests).toBe(before);
   });
-});
 
+  it(`work queued again ${MAX_REQUEUES} times is given up: its deliveries fail with the reason, the notification is final`, async () => {
+    const t = await p.project();
+    const userId = unique('cust');
+    const token = unique('tok');
+    await p.registerDevices(t.apiKey.key, [{ userId, deviceToken: token }]);
+    const device = await p.h.db.device.findFirstOrThrow({ where: { projectId: t.project.id, userId } });
+    const old = new Date(Date.now() - 10 * 60_000);
+    // Never planned: its job lost again and again.
+    const lost = await p.h.db.notification.create({
+      data: { projectId: t.project.id, templateId: t.templateId, userIds: [userId], variables: { name: 'x', count: 1 }, recipients: 1, createdAt: old, requeues: MAX_REQUEUES },
+    });
+    // Planned, with a retry whose job never came (and was queued again as often).
+    const stuck = await p.h.db.notification.create({
+      data: {
+        projectId: t.project.id, templateId: t.templateId, userIds: [userId], variables: { name: 'x', count: 1 }, recipients: 1, createdAt: old,
+        status: 'processing', devices: 1, pendingDeliveries: 1, requeues: MAX_REQUEUES,
+        deliveries: { create: { userId, deviceId: device.id, platform: 'android', status: 'pending', attempts: 1, nextAttemptAt: new Date(Date.now() - 5 * 60_000) } },
+      },
+    });
+    // Below the bound: queued again, and counted.
+    const once = await p.h.db.notification.create({
+      data: { projectId: t.project.id, templateId: t.templateId, userIds: [userId], variables: { name: 'x', count: 1 }, recipients: 1, createdAt: old, requeues: MAX_REQUEUES - 1 },
+    });
+
+    const a = await p.waitForNotification(t.apiKey.key, lost.id);
+    expect(a).toMatchObject({ status: 'failed', stats: { sent: 0, failed: 0 }, deliveries: [] });
+    const b = await p.waitForNotification(t.apiKey.key, stuck.id);
+    expect(b).toMatchObject({ status: 'failed', stats: { devices: 1, sent: 0, failed: 1 } });
+    expect(b.deliveries).toEqual([expect.objectContaining({ status: 'failed', error: `Delivery was given up after its lost work was queued again ${MAX_REQUEUES} times` })]);
+    const c = await p.waitForNotification(t.apiKey.key, once.id);
+    expect(c.status).toBe('completed');
+    expect((await p.h.db.notification.findUniqueOrThrow({ where: { id: once.id } })).requeues).toBe(MAX_REQUEUES);
+    // The given-up work was never sent: the one device got the one notification that was queued again.
+    expect(p.emulator.received({ token })).toHaveLength(1);
+    const jobs = await p.h.container.queue.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed']);
+    expect(jobs.filter((j) => [lost.id, stuck.id].includes(j.data?.notificationId))).toEqual([]);
+  });
+});

@@ -1,24 +1,28 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { deliverJob, retryJob } from '@herald/core';
+import { deliverJob, retryJob, sweepJob } from '@herald/core';
 import type { DeliveryService } from '../delivery/delivery.service';
+import type { Sweeper } from '../sweeper';
 
 /** Whom the rows a job sends are claimed for: the job, whichever worker runs it. */
 const claimantOf = (job: Job) => `job:${job.id ?? job.name}`;
 
-/** Parses a job of the notifications queue and hands it to the delivery service. */
-export function notificationsProcessor(delivery: DeliveryService) {
+/** Parses a job of the notifications queue and hands it to the delivery service (or the sweeper). */
+export function notificationsProcessor(delivery: DeliveryService, sweeper: Sweeper) {
   return async (job: Job) => {
     switch (job.name) {
       case deliverJob.name: {
         const data = deliverJob.schema.safeParse(job.data);
         if (!data.success) throw new UnrecoverableError(`Malformed ${job.name} job`);
-        return delivery.deliver(data.data.notificationId, undefined, claimantOf(job));
+        return delivery.deliver({ notificationId: data.data.notificationId, claimant: claimantOf(job) });
       }
       case retryJob.name: {
         const data = retryJob.schema.safeParse(job.data);
         if (!data.success) throw new UnrecoverableError(`Malformed ${job.name} job`);
-        return delivery.deliver(data.data.notificationId, data.data.deliveryIds, claimantOf(job));
+        return delivery.deliver({ notificationId: data.data.notificationId, deliveryIds: data.data.deliveryIds, claimant: claimantOf(job) });
       }
+      case sweepJob.name:
+        await sweeper.sweep();
+        return;
       default:
         throw new UnrecoverableError(`Unknown job ${job.name}`);
     }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import DataLoader from 'dataloader';
-import { AppError, deliverJob, deliverJobId } from '@herald/core';
+import { AppError, deliverJob, deliverJobId, pushUnavailableReason } from '@herald/core';
 import { isForeignKeyViolation, sqlPool, sqlState, type Db, type Notification, type SqlPool } from '@herald/db';
 import { PROJECT_NOT_FOUND } from '../../http/access';
 import { page } from '../../http/pagination';
@@ -10,9 +10,6 @@ import { renderWithin } from '../templates/templates.service';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 
-export const NOT_CONFIGURED = 'Push notifications are not configured for this project';
-export const DISABLED = 'Push notifications are disabled for this project';
-export const NO_PROVIDER = 'No enabled push provider is configured for this project';
 export const TEMPLATE_NOT_FOUND = 'Template not found';
 export const NOTIFICATION_NOT_FOUND = 'Notification not found';
 
@@ -184,9 +181,8 @@ export class NotificationService {
   private async precheck(state: ProjectSnapshot, templateId: string, variables: Record<string, unknown>) {
     const [template, { pushEnabled, hasEnabledProvider }] = await Promise.all([state.template(templateId), state.sendReadiness()]);
     if (!template) throw AppError.notFound(TEMPLATE_NOT_FOUND);
-    if (pushEnabled === null) throw AppError.conflict(NOT_CONFIGURED);
-    if (!pushEnabled) throw AppError.conflict(DISABLED);
-    if (!hasEnabledProvider) throw AppError.conflict(NO_PROVIDER);
+    const unavailable = pushUnavailableReason({ configEnabled: pushEnabled, hasProvider: hasEnabledProvider });
+    if (unavailable) throw AppError.conflict(unavailable);
     // A trial render, within the budget the worker renders with: variables that cannot be rendered
     // are refused here rather than queued to fail (or block a worker) later.
     const missing = renderWithin(template, variables).template.missing(variables);

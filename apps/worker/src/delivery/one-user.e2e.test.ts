@@ -1,0 +1,130 @@
+import { deliverJob, deliverJobId } from '@herald/core';
+import { unique } from '../../../../test/harness';
+import { startPipeline, type Pipeline } from '../../../../test/pipeline';
+
+/**
+ * The most common workload: many one-user sends, each to one user's device, through the API, the
+ * worker process (which delivers many notifications at once, their database work done together) and
+ * the FCM emulator.
+ */
+let p: Pipeline;
+beforeAll(async () => {
+  p = await startPipeline();
+  await p.startWorker();
+}, 60_000);
+afterAll(() => p.close());
+
+/** `count` calls of `fn`, `concurrency` at a time. */
+async function pool<T>(count: number, concurrency: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+  const out = new Array<T>(count);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        out[i] = await fn(i);
+      }
+    }),
+  );
+  return out;
+}
+
+it('2,000 one-user sends: every device gets exactly one message, every notification ends with the right stats', async () => {
+  const t = await p.project();
+  const prefix = unique('one');
+  // Users 0–1,799 have one device; 1,800–1,899 two (one of them dead); 1,900–1,999 none.
+  const devices = [
+    ...Array.from({ length: 1900 }, (_, u) => ({ userId: `${prefix}-u${u}`, deviceToken: `${prefix}-t${u}` })),
+    ...Array.from({ length: 100 }, (_, i) => ({ userId: `${prefix}-u${1800 + i}`, deviceToken: `unregistered-${prefix}-${i}` })),
+  ];
+  await p.h.db.device.createMany({ data: devices.map((d) => ({ projectId: t.project.id, provider: 'fcm', platform: 'android', ...d })) });
+
+  const ids = await pool(2000, 25, async (u) => {
+    const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId: `${prefix}-u${u}`, templateId: t.templateId, variables: { name: `n${u}`, count: u } } });
+    expect(res.status).toBe(202);
+    return res.body.notificationId as string;
+  });
+
+  const deadline = Date.now() + 120_000;
+  const final = () => p.h.db.notification.count({ where: { id: { in: ids }, status: { in: ['completed', 'partially_failed', 'failed'] } } });
+  while ((await final()) < ids.length) {
+    if (Date.now() > deadline) throw new Error(`only ${await final()} of 2000 final:\n${p.workers[0].output.join('').slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+
+  // Every live device got exactly one message, with its own user's rendering.
+  const received = p.emulator.received().filter((m) => m.token!.startsWith(`${prefix}-t`));
+  const byToken = new Map<string, number>();
+  for (const m of received) byToken.set(m.token!, (byToken.get(m.token!) ?? 0) + 1);
+  expect(byToken.size).toBe(1900);
+  expect([...byToken.values()].every((c) => c === 1)).toBe(true);
+  for (const m of received.slice(0, 50)) {
+    const u = Number(m.token!.slice(`${prefix}-t`.length));
+    expect((m.message as { notification: { title: string; body: string } }).notification).toEqual({ title: `Hello n${u}`, body: `You have ${u} new messages` });
+  }
+
+  // Every notification is final with the stats its user's devices call for.
+  const rows = await p.h.db.notification.findMany({ where: { id: { in: ids } } });
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const stats = (u: number) => {
+    const r = byId.get(ids[u])!;
+    return { status: r.status, recipients: r.recipients, devices: r.devices, sent: r.sent, failed: r.failed, invalidTokensRemoved: r.invalidTokensRemoved, pending: r.pendingDeliveries, done: r.completedAt !== null };
+  };
+  const expected = (u: number) => {
+    if (u < 1800) return { status: 'completed', recipients: 1, devices: 1, sent: 1, failed: 0, invalidTokensRemoved: 0, pending: 0, done: true };
+    if (u < 1900) return { status: 'partially_failed', recipients: 1, devices: 2, sent: 1, failed: 1, invalidTokensRemoved: 1, pending: 0, done: true };
+    return { status: 'failed', recipients: 1, devices: 0, sent: 0, failed: 0, invalidTokensRemoved: 0, pending: 0, done: true };
+  };
+  const wrong = ids.map((_, u) => u).filter((u) => JSON.stringify(stats(u)) !== JSON.stringify(expected(u)));
+  expect(wrong.map((u) => ({ u, got: stats(u), want: expected(u) }))).toEqual([]);
+
+  // One delivery row per device (or per user without one), none left pending.
+  const deliveries = await p.h.db.delivery.groupBy({ by: ['status'], where: { notificationId: { in: ids } }, _count: true });
+  expect(Object.fromEntries(deliveries.map((d) => [d.status, d._count]))).toEqual({ sent: 1900, failed: 100, no_devices: 100 });
+  // The dead tokens were pruned.
+  expect(await p.h.db.device.count({ where: { projectId: t.project.id, deviceToken: { startsWith: 'unregistered-' } } })).toBe(0);
+}, 180_000);
+
+it('a template edited through the API is used for the next send (the worker caches the project until its version changes)', async () => {
+  const t = await p.project();
+  const userId = unique('cust');
+  const token = unique('tok');
+  await p.registerDevices(t.apiKey.key, [{ userId, deviceToken: token }]);
+  const send = async () => {
+    const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId, variables: { name: 'a', count: 1 } } });
+    return p.waitForNotification(t.apiKey.key, res.body.notificationId);
+  };
+  await send();
+  const edited = await p.h.put(`/push-templates/${t.templateId}`, { token: t.owner.accessToken, query: { projectId: t.project.id }, body: { title: 'Edited {{name}}' } });
+  expect(edited.status).toBe(200);
+  await send();
+  const titles = p.emulator.received({ token }).map((m) => (m.message as { notification: { title: string } }).notification.title);
+  expect(titles).toEqual(['Hello a', 'Edited a']);
+});
+
+it('a notification that cannot be rendered fails with the reason and is never queued again', async () => {
+  const t = await p.project();
+  const userId = unique('cust');
+  const token = unique('tok');
+  await p.registerDevices(t.apiKey.key, [{ userId, deviceToken: token }]);
+  // Written as an accepted send is (so that no check of the API's stands in the way), with a
+  // variable whose value Handlebars cannot turn into text.
+  const n = await p.h.db.notification.create({
+    data: { projectId: t.project.id, templateId: t.templateId, userIds: [userId], variables: { name: { toString: 'x' }, count: 1 }, recipients: 1, enqueuedAt: new Date() },
+  });
+  await p.h.container.queue.add(deliverJob.name, { notificationId: n.id }, { ...deliverJob.options, jobId: deliverJobId(n.id) });
+
+  const final = await p.waitForNotification(t.apiKey.key, n.id);
+  expect(final.status).toBe('failed');
+  expect(final.stats).toEqual({ recipients: 1, devices: 1, sent: 0, failed: 1, invalidTokensRemoved: 0 });
+  expect(final.deliveries).toEqual([expect.objectContaining({ status: 'failed', error: expect.stringMatching(/^The template cannot be rendered: .+/) })]);
+  expect(p.emulator.received({ token })).toEqual([]);
+
+  // Its job completed (nothing to retry), and no other job for it was queued.
+  await new Promise((r) => setTimeout(r, 500));
+  const job = await p.h.container.queue.getJob(deliverJobId(n.id));
+  expect(await job!.getState()).toBe('completed');
+  expect(job!.attemptsMade).toBeLessThanOrEqual(1);
+  const others = await p.h.container.queue.getJobs(['waiting', 'delayed', 'active', 'failed']);
+  expect(others.filter((j) => j.data?.notificationId === n.id)).toEqual([]);
+});

@@ -1,0 +1,345 @@
+import type { Pool } from 'pg';
+import { sqlState } from '@herald/db';
+
+/**
+ * Every SQL statement of delivery, each written for many notifications at once: the worker gathers
+ * the notifications that reach the same step in the same moment and runs the step once for all of
+ * them (see `GroupCommit`). Through node-postgres directly: these statements run for every
+ * notification, and Prisma's own work per query cost as much CPU as the statements themselves.
+ */
+
+/** A notification as delivery reads it. */
+export interface NotificationRow {
+  id: string;
+  projectId: string;
+  templateId: string;
+  variables: Record<string, unknown> | null;
+  data: Record<string, unknown> | null;
+  imageUrl: string | null;
+  status: string;
+  recipients: number;
+}
+
+/** A pending delivery this job holds, with its device (null when the device is gone). */
+export interface DeliveryRow {
+  id: string;
+  notificationId: string;
+  deviceId: string | null;
+  attempts: number;
+  providerConfigId: string | null;
+  deviceToken: string | null;
+  platform: string | null;
+}
+
+/**
+ * What became of one pending delivery:
+ * - `sent`, `fail`, `prune` (failed and its device deleted): final;
+ * - `retry`: pending again after `delayMs`, with `attempts` on `providerConfigId`, left to a retry job;
+ * - `failover`: pending on the next provider (`providerConfigId`) with a fresh attempt count, still
+ *   held by the job that moves on to that provider.
+ */
+export type Outcome =
+  | { kind: 'sent'; deliveryId: string; providerConfigId: string; providerMessageId: string }
+  | { kind: 'fail'; deliveryId: string; providerConfigId: string | null; error: string }
+  | { kind: 'prune'; deliveryId: string; providerConfigId: string; deviceId: string; error: string }
+  | { kind: 'retry'; deliveryId: string; providerConfigId: string; attempts: number; delayMs: number; error: string }
+  | { kind: 'failover'; deliveryId: string; providerConfigId: string; error: string };
+
+export type FinalStatus = 'completed' | 'partially_failed' | 'failed';
+
+/** A notification that reached its final status in a statement: reported exactly once. */
+export interface Finished {
+  notificationId: string;
+  projectId: string;
+  status: FinalStatus;
+}
+
+/** How long a claim on a row lasts: far longer than a batch takes (100 requests in flight, 10 s timeouts). */
+export const CLAIM_MS = 5 * 60_000;
+
+/** The final status from the counters, once nothing is pending (SQL over the row `n` after `+ sent`). */
+const finalStatus = (sent: string) => `(CASE WHEN ${sent} = 0 THEN 'failed' WHEN ${sent} >= n."devices" THEN 'completed' ELSE 'partially_failed' END)::"NotificationStatus"`;
+
+export class DeliveryRepository {
+  constructor(private readonly pool: Pool) {}
+
+  /** The notifications (those that exist). */
+  async load(ids: readonly string[]): Promise<NotificationRow[]> {
+    const { rows } = await this.query<NotificationRow>('herald_load',
+      `SELECT "id", "projectId", "templateId", "variables", "data", "imageUrl", "status"::text AS "status", cardinality("userIds") AS "recipients"
+       FROM "Notification" WHERE "id" = ANY($1::uuid[])`,
+      [ids],
+    );
+    return rows;
+  }
+
+  /**
+   * Plans each notification that is not final: one pending Delivery row per registered device of its
+   * users (the devices as they are now), created claimed by the job that sends it, and one
+   * `no_devices` row per user without any device. Idempotent: a row that exists is not created
+   * again, so a job run again only adds devices registered since. The counters follow; a
+   * notification left with nothing pending (no devices at all) gets its final status here.
+   * Returns the rows created, with their device, and the notifications that finished.
+   */
+  async plan(items: readonly { notificationId: string; claimant: string }[]): Promise<{ rows: DeliveryRow[]; finished: Finished[] }> {
+    const { rows } = await this.write<{ kind: string; id: string; notificationId: string; deviceId: string | null; deviceToken: string | null; platform: string | null; projectId: string | null; status: string | null }>('herald_plan',
+      `WITH input AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[]) AS i("id", "claimant")
+       ), target AS (
+         SELECT n."id", n."projectId", n."userIds", i."claimant" FROM "Notification" n JOIN input i ON i."id" = n."id"
+         WHERE n."status" IN ('queued', 'processing')
+       ), users AS (
+         SELECT t."id", t."projectId", t."claimant", u AS "userId" FROM target t CROSS JOIN LATERAL unnest(t."userIds") AS u
+       ), added AS (
+         INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "claimedBy", "claimedUntil", "createdAt", "updatedAt")
+         SELECT gen_random_uuid(), us."id", dv."userId", dv."id", dv."platform", 'pending', us."claimant", now() + ($3 * interval '1 millisecond'), now(), now()
+         FROM users us JOIN "Device" dv ON dv."projectId" = us."projectId" AND dv."userId" = us."userId"
+         ON CONFLICT DO NOTHING
+         RETURNING "id", "notificationId", "deviceId"
+       ), nobody AS (
+         INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "createdAt", "updatedAt")
+         SELECT gen_random_uuid(), us."id", us."userId", NULL, NULL, 'no_devices', now(), now()
+         FROM users us
+         WHERE NOT EXISTS (SELECT 1 FROM "Device" dv WHERE dv."projectId" = us."projectId" AND dv."userId" = us."userId")
+         ON CONFLICT DO NOTHING
+       ), counted AS (
+         SELECT t."id", count(a."id")::int AS "added" FROM target t LEFT JOIN added a ON a."notificationId" = t."id" GROUP BY t."id"
+       ), planned AS (
+         UPDATE "Notification" n SET
+           "devices" = n."devices" + c."added",
+           "pendingDeliveries" = n."pendingDeliveries" + c."added",
+           "status" = CASE WHEN n."pendingDeliveries" + c."added" <= 0 THEN ${finalStatus('n."sent"')} ELSE 'processing' END,
+           "completedAt" = CASE WHEN n."pendingDeliveries" + c."added" <= 0 THEN now() ELSE n."completedAt" END,
+           "updatedAt" = now()
+         FROM counted c WHERE n."id" = c."id" AND n."status" IN ('queued', 'processing')
+         RETURNING n."id", n."projectId", n."status"::text AS "status"
+       )
+       SELECT 'row' AS "kind", a."id", a."notificationId", a."deviceId", dv."deviceToken", dv."platform", NULL AS "projectId", NULL AS "status"
+       FROM added a JOIN "Device" dv ON dv."id" = a."deviceId"
+       UNION ALL
+       SELECT 'finished', p."id", p."id", NULL, NULL, NULL, p."projectId", p."status" FROM planned p WHERE p."status" <> 'processing'`,
+      [items.map((i) => i.notificationId), items.map((i) => i.claimant), CLAIM_MS],
+    );
+    const out: { rows: DeliveryRow[]; finished: Finished[] } = { rows: [], finished: [] };
+    for (const r of rows) {
+      if (r.kind === 'row') out.rows.push({ id: r.id, notificationId: r.notificationId, deviceId: r.deviceId, attempts: 0, providerConfigId: null, deviceToken: r.deviceToken, platform: r.platform });
+      else out.finished.push({ notificationId: r.id, projectId: r.projectId!, status: r.status as FinalStatus });
+    }
+    return out;
+  }
+
+  /**
+   * Claims the given pending rows for their job: a row is taken when nobody holds it, its claim has
+   * lapsed, or the same job holds it already (a run of the same job after a crash). A row another
+   * job is sending right now is left to it, so one job sends a row at a time.
+   */
+  async claim(items: readonly { deliveryId: string; claimant: string }[]): Promise<DeliveryRow[]> {
+    const { rows } = await this.query<DeliveryRow>('herald_claim',
+      `WITH taken AS (
+         UPDATE "Delivery" d SET "claimedBy" = v."claimant", "claimedUntil" = now() + ($3 * interval '1 millisecond')
+         FROM unnest($1::uuid[], $2::text[]) AS v("id", "claimant")
+         WHERE d."id" = v."id" AND d."status" = 'pending'
+           AND (d."claimedUntil" IS NULL OR d."claimedUntil" < now() OR d."claimedBy" = v."claimant")
+         RETURNING d."id", d."notificationId", d."deviceId", d."attempts", d."providerConfigId"
+       )
+       SELECT t.*, dv."deviceToken", dv."platform" FROM taken t LEFT JOIN "Device" dv ON dv."id" = t."deviceId"
+       ORDER BY t."id"`,
+      [items.map((i) => i.deliveryId), items.map((i) => i.claimant), CLAIM_MS],
+    );
+    return rows;
+  }
+
+  /**
+   * For a deliver job run again (a worker died, a lock stalled): the notification's pending rows that
+   * are due, claimed for it. Rows with a retry scheduled are left to their retry job.
+   */
+  async claimDue(notificationId: string, claimant: string): Promise<DeliveryRow[]> {
+    const { rows } = await this.query<{ id: string }>('herald_claimDue',
+      `SELECT "id" FROM "Delivery" WHERE "notificationId" = $1::uuid AND "status" = 'pending' AND ("nextAttemptAt" IS NULL OR "nextAttemptAt" <= now())`,
+      [notificationId],
+    );
+    return rows.length ? this.claim(rows.map((r) => ({ deliveryId: r.id, claimant }))) : [];
+  }
+
+  /**
+   * Writes outcomes, the notifications' counters and — for each notification whose last pending
+   * delivery this resolves — its final status, in one statement. A delivery that is no longer pending
+   * is left as it is and not counted. Pruned devices are deleted. Returns the deliveries written and
+   * the notifications that finished.
+   */
+  async record(outcomes: readonly Outcome[]): Promise<{ written: Set<string>; finished: Finished[] }> {
+    const v = {
+      id: [] as string[],
+      kind: [] as string[],
+      provider: [] as (string | null)[],
+      mid: [] as (string | null)[],
+      err: [] as (string | null)[],
+      attempts: [] as (number | null)[],
+      delay: [] as (number | null)[],
+      device: [] as (string | null)[],
+    };
+    for (const o of outcomes) {
+      v.id.push(o.deliveryId);
+      v.kind.push(o.kind);
+      v.provider.push(o.providerConfigId);
+      v.mid.push(o.kind === 'sent' ? o.providerMessageId : null);
+      v.err.push(o.kind === 'sent' ? null : o.error);
+      v.attempts.push(o.kind === 'retry' ? o.attempts : null);
+      v.delay.push(o.kind === 'retry' ? o.delayMs : null);
+      v.device.push(o.kind === 'prune' ? o.deviceId : null);
+    }
+    const { rows } = await this.write<{ kind: string; id: string; projectId: string | null; status: string | null }>('herald_record',
+      `WITH v AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::int[], $8::uuid[])
+           AS v("id", "kind", "provider", "mid", "err", "attempts", "delay", "device")
+       ), written AS (
+         UPDATE "Delivery" d SET
+           "status" = (CASE v."kind" WHEN 'sent' THEN 'sent' WHEN 'fail' THEN 'failed' WHEN 'prune' THEN 'failed' ELSE 'pending' END)::"DeliveryStatus",
+           "providerConfigId" = v."provider",
+           "providerMessageId" = v."mid",
+           "error" = v."err",
+           "tokenRemoved" = v."kind" = 'prune',
+           "attempts" = CASE v."kind" WHEN 'retry' THEN v."attempts" WHEN 'failover' THEN 0 ELSE d."attempts" END,
+           "nextAttemptAt" = CASE WHEN v."kind" = 'retry' THEN now() + (v."delay" * interval '1 millisecond') END,
+           "claimedBy" = CASE WHEN v."kind" = 'retry' THEN NULL ELSE d."claimedBy" END,
+           "claimedUntil" = CASE WHEN v."kind" = 'retry' THEN NULL ELSE d."claimedUntil" END,
+           "updatedAt" = now()
+         FROM v WHERE d."id" = v."id" AND d."status" = 'pending'
+         RETURNING d."id", d."notificationId", v."kind", v."device"
+       ), pruned AS (
+         DELETE FROM "Device" WHERE "id" IN (SELECT "device" FROM written WHERE "kind" = 'prune')
+       ), counts AS (
+         SELECT "notificationId" AS "id",
+           count(*) FILTER (WHERE "kind" = 'sent')::int AS "sent",
+           count(*) FILTER (WHERE "kind" IN ('fail', 'prune'))::int AS "failed",
+           count(*) FILTER (WHERE "kind" = 'prune')::int AS "pruned"
+         FROM written GROUP BY 1
+       ), counted AS (
+         UPDATE "Notification" n SET
+           "sent" = n."sent" + c."sent",
+           "failed" = n."failed" + c."failed",
+           "invalidTokensRemoved" = n."invalidTokensRemoved" + c."pruned",
+           "pendingDeliveries" = n."pendingDeliveries" - c."sent" - c."failed",
+           "status" = CASE WHEN n."pendingDeliveries" - c."sent" - c."failed" <= 0 THEN ${finalStatus('(n."sent" + c."sent")')} ELSE n."status" END,
+           "completedAt" = CASE WHEN n."pendingDeliveries" - c."sent" - c."failed" <= 0 THEN now() ELSE n."completedAt" END,
+           "updatedAt" = now()
+         FROM counts c WHERE n."id" = c."id" AND c."sent" + c."failed" > 0 AND n."status" IN ('queued', 'processing')
+         RETURNING n."id", n."projectId", n."status"::text AS "status"
+       )
+       SELECT 'written' AS "kind", "id", NULL AS "projectId", NULL AS "status" FROM written
+       UNION ALL
+       SELECT 'finished', "id", "projectId", "status" FROM counted WHERE "status" <> 'processing'`,
+      [v.id, v.kind, v.provider, v.mid, v.err, v.attempts, v.delay, v.device],
+    );
+    const out = { written: new Set<string>(), finished: [] as Finished[] };
+    for (const r of rows) {
+      if (r.kind === 'written') out.written.add(r.id);
+      else out.finished.push({ notificationId: r.id, projectId: r.projectId!, status: r.status as FinalStatus });
+    }
+    return out;
+  }
+
+  /** Notifications still `queued` long after acceptance: their job may have been lost. */
+  async staleQueued(olderThanMs: number, limit: number): Promise<{ id: string; requeues: number }[]> {
+    const { rows } = await this.query<{ id: string; requeues: number }>('herald_staleQueued',
+      `SELECT "id", "requeues" FROM "Notification" WHERE "status" = 'queued' AND "createdAt" < now() - ($1 * interval '1 millisecond')
+       ORDER BY "createdAt" LIMIT $2`,
+      [olderThanMs, limit],
+    );
+    return rows;
+  }
+
+  /**
+   * Pending deliveries whose retry was due long ago (a worker died between scheduling it and adding
+   * its job), or untouched for minutes, by notification, with the notification's re-queue count.
+   */
+  async overdue(limit: number): Promise<{ notificationId: string; requeues: number; ids: string[] }[]> {
+    const { rows } = await this.query<{ notificationId: string; requeues: number; ids: string[] }>('herald_overdue',
+      `SELECT d."notificationId", n."requeues", array_agg(d."id" ORDER BY d."id") AS "ids"
+       FROM "Delivery" d JOIN "Notification" n ON n."id" = d."notificationId"
+       WHERE d."status" = 'pending'
+         AND ((d."nextAttemptAt" IS NOT NULL AND d."nextAttemptAt" < now() - interval '60 seconds')
+           OR (d."nextAttemptAt" IS NULL AND d."updatedAt" < now() - interval '5 minutes'))
+       GROUP BY d."notificationId", n."requeues" LIMIT $1`,
+      [limit],
+    );
+    return rows;
+  }
+
+  /**
+   * Counts a re-queue of each notification's lost work, and restarts the clock of its overdue rows, so
+   * that work waiting in a backlog is not queued (and counted) again at every sweep.
+   */
+  async countRequeues(notificationIds: readonly string[]): Promise<void> {
+    if (!notificationIds.length) return;
+    await this.query('herald_countRequeues',
+      `WITH touched AS (
+         UPDATE "Delivery" SET "updatedAt" = now(), "nextAttemptAt" = CASE WHEN "nextAttemptAt" IS NOT NULL THEN now() END
+         WHERE "notificationId" = ANY($1::uuid[]) AND "status" = 'pending'
+           AND (("nextAttemptAt" IS NOT NULL AND "nextAttemptAt" < now() - interval '60 seconds')
+             OR ("nextAttemptAt" IS NULL AND "updatedAt" < now() - interval '5 minutes'))
+       )
+       UPDATE "Notification" SET "requeues" = "requeues" + 1, "enqueuedAt" = now(), "updatedAt" = now() WHERE "id" = ANY($1::uuid[])`,
+      [notificationIds],
+    );
+  }
+
+  /**
+   * Gives up on notifications whose lost work was queued again too often: their pending deliveries
+   * fail with `error`, and the notifications take their final status (`failed` when nothing was sent).
+   */
+  async abandon(notificationIds: readonly string[], error: string): Promise<Finished[]> {
+    if (!notificationIds.length) return [];
+    const { rows } = await this.write<{ id: string; projectId: string; status: string }>('herald_abandon',
+      `WITH failed AS (
+         UPDATE "Delivery" SET "status" = 'failed', "error" = $2, "nextAttemptAt" = NULL, "updatedAt" = now()
+         WHERE "notificationId" = ANY($1::uuid[]) AND "status" = 'pending'
+         RETURNING "notificationId"
+       ), counts AS (
+         SELECT i AS "id", (SELECT count(*) FROM failed f WHERE f."notificationId" = i)::int AS "failed" FROM unnest($1::uuid[]) AS i
+       )
+       UPDATE "Notification" n SET
+         "failed" = n."failed" + c."failed", "pendingDeliveries" = 0,
+         "status" = ${finalStatus('n."sent"')}, "completedAt" = now(), "updatedAt" = now()
+       FROM counts c WHERE n."id" = c."id" AND n."status" IN ('queued', 'processing')
+       RETURNING n."id", n."projectId", n."status"::text AS "status"`,
+      [notificationIds, error],
+    );
+    return rows.map((r) => ({ notificationId: r.id, projectId: r.projectId, status: r.status as FinalStatus }));
+  }
+
+  /** A template of the project, or null. */
+  async template(projectId: string, templateId: string): Promise<{ id: string; updatedAt: Date; title: string; body: string; data: unknown } | null> {
+    const { rows } = await this.query<{ id: string; updatedAt: Date; title: string; body: string; data: unknown }>('herald_template', `SELECT "id", "updatedAt", "title", "body", "data" FROM "PushTemplate" WHERE "id" = $1::uuid AND "projectId" = $2::uuid`, [templateId, projectId]);
+    return rows[0] ?? null;
+  }
+
+  /** The project's push config's `enabled`, or null without a push config. */
+  async pushConfigEnabled(projectId: string): Promise<boolean | null> {
+    const { rows } = await this.query<{ enabled: boolean }>('herald_pushConfigEnabled', `SELECT "enabled" FROM "PushConfig" WHERE "projectId" = $1::uuid`, [projectId]);
+    return rows[0]?.enabled ?? null;
+  }
+
+  /** A named statement: parsed once per connection, not at every call. */
+  private query<R extends object>(name: string, text: string, values: unknown[]): Promise<{ rows: R[] }> {
+    return this.pool.query<R>({ name, text, values });
+  }
+
+  /**
+   * A write statement, run again when Postgres broke a deadlock or a serialization conflict by
+   * aborting it (two workers writing the same notifications' counters in different orders). Each
+   * statement is atomic and only moves rows that are still pending, so running it again is safe.
+   */
+  private async write<R extends object>(name: string, text: string, values: unknown[]): Promise<{ rows: R[] }> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.query<R>(name, text, values);
+      } catch (err) {
+        const state = sqlState(err);
+        if (attempt >= 5 || (state !== '40P01' && state !== '40001')) throw err;
+        await new Promise((r) => setTimeout(r, 5 * attempt * Math.random()));
+      }
+    }
+  }
+}
+
