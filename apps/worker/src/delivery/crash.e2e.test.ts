@@ -5,7 +5,7 @@ import { startPipeline, type Pipeline } from '../../../../test/pipeline';
 /**
  * A worker killed with SIGKILL mid-bulk, then restarted: its job's lock expires, another worker takes
  * the job over, and every device ends up delivered exactly once in Herald's records. Only the requests
- * that were in flight at the kill may reach FCM a second time (CONTRACT §8).
+ * that were in flight at the kill may reach FCM a second time (docs/delivery.md#6).
  */
 let p: Pipeline;
 beforeAll(async () => {

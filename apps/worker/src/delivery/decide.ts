@@ -1,8 +1,8 @@
 import type { TokenResult } from '@herald/providers';
 
 /**
- * Every delivery decision of Herald, in one place, over the provider's structured results
- * (CONTRACT §8):
+ * Every delivery decision of Herald, in one place, over the provider's structured results (the
+ * table in docs/delivery.md#4-providers-and-outcomes):
  * - `sent`: done.
  * - `invalid_token`: the token is dead; prune the device, no failover.
  * - `sender_mismatch`: the token belongs to another Firebase project; try the next provider, and

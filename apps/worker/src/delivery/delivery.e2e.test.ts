@@ -123,7 +123,7 @@ describe('send-bulk', () => {
   });
 });
 
-describe('checks before queuing (CONTRACT §8): a clear 4xx and nothing queued', () => {
+describe('checks before queuing: a clear 4xx and nothing queued', () => {
   it('each precondition', async () => {
     const t = await p.project();
     const send = (body: Record<string, unknown>) => p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId: 'u1', templateId: t.templateId, variables: { name: 'a', count: 1 }, ...body } });
