@@ -46,8 +46,10 @@ export interface WorkerOverrides {
 export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOverrides = {}): WorkerContainer {
   const logger = overrides.logger ?? pino({ level: config.logLevel, base: { service: 'herald-worker' } });
   const observe = overrides.observe;
-  const db = createDb(config.databaseUrl, { poolSize: DELIVERY_POOL_SIZE + Math.min(config.webhooks.concurrency, 8) });
-  const repository = new DeliveryRepository(sqlPool(db));
+  // A worker waits for a busy database rather than failing a job whose messages were sent.
+  const db = createDb(config.databaseUrl, { poolSize: DELIVERY_POOL_SIZE + Math.min(config.webhooks.concurrency, 8), connectTimeoutMs: 15_000 });
+  // A claim lasts as long as a job's lock: a dead run's rows are free when its job is taken over.
+  const repository = new DeliveryRepository(sqlPool(db), config.lockDurationMs);
   const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null, connectionName: 'herald-worker' });
   connection.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection error'));
   const queue = new Queue(NOTIFICATIONS_QUEUE, { connection, prefix: config.queuePrefix });
@@ -101,6 +103,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     policy: { maxAttempts: config.deliveryMaxAttempts, baseDelayMs: config.retryBaseMs, maxDelayMs: 5 * 60_000 },
     batchSize: config.batchSize,
     maxRecipientsInFlight: Math.max(config.batchSize, 4 * 500),
+    claimRenewMs: Math.max(250, Math.floor(config.lockDurationMs / 3)),
     observe,
   });
   const sweeper = new Sweeper(repository, queue, logger, observe);
@@ -118,6 +121,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     mailer,
     sweeper,
     async close() {
+      delivery.stop();
       await queue.close();
       await webhookQueue.close();
       mailer.close();

@@ -42,6 +42,7 @@ async function main() {
   webhookWorker.on('error', (err) => c.logger.warn({ err: { message: err.message } }, 'webhook worker error'));
   await c.sweeper.schedule(config.sweepIntervalMs);
   const stopWebhookSweeping = new WebhookSweeper(c.db, c.webhookQueue, c.webhookEvents, c.connection, config.queuePrefix, config.sweepIntervalMs, c.logger).start();
+  c.delivery.start();
   const metricsServer = config.metricsEnabled ? await metrics.listen(config.metricsPort, config.metricsHost, config.metricsToken) : undefined;
   const metricsPort = (metricsServer?.address() as { port: number } | null)?.port;
   c.logger.info({ concurrency: config.concurrency, metricsPort }, 'Herald worker started');

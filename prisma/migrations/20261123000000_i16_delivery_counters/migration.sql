@@ -7,3 +7,6 @@ ALTER TABLE "Notification" ADD COLUMN "requeues" INTEGER NOT NULL DEFAULT 0;
 UPDATE "Notification" n
 SET "pendingDeliveries" = (SELECT count(*) FROM "Delivery" d WHERE d."notificationId" = n."id" AND d."status" = 'pending')
 WHERE n."status" IN ('queued', 'processing');
+
+-- A running job extends the claims of the rows it still holds (by claimant) while it sends them.
+CREATE INDEX "Delivery_claimedBy_pending_idx" ON "Delivery"("claimedBy") WHERE "status" = 'pending';

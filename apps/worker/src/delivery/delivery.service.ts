@@ -6,9 +6,9 @@ import { decide, type Attempt, type Decisions, type RetryPolicy } from './decide
 import { GroupCommit } from './group-commit';
 import { stringifyData, toPushMessage, type RenderedNotification } from './message';
 import type { NotificationOutcome, OutcomeWriter } from './outcome-writer';
-import type { ProjectContexts } from './project-context';
+import type { ProjectContext, ProjectContexts } from './project-context';
 import type { SendRateLimiter } from './rate-limiter';
-import type { DeliveryRepository, DeliveryRow, Finished, NotificationRow, Outcome } from './repository';
+import type { Claimed, DeliveryRepository, DeliveryRow, Finished, NotificationRow, Outcome } from './repository';
 import { Slots } from './slots';
 
 export interface DeliveryDeps {
@@ -23,6 +23,8 @@ export interface DeliveryDeps {
   batchSize: number;
   /** Recipients of the notifications being delivered at once, at most (bounds the memory a worker uses). */
   maxRecipientsInFlight: number;
+  /** How often the claims of running jobs are extended (well within the repository's claim duration). */
+  claimRenewMs: number;
   observe?: DeliveryObserver;
 }
 
@@ -55,11 +57,27 @@ export interface DeliveryWork {
   notificationId: string;
   /** A retry job's deliveries; absent for a notification's deliver job. */
   deliveryIds?: string[];
-  /** Names the job: the rows it sends are claimed for it, and a run of the same job may take them back at once. */
+  /**
+   * Names this run of the job: the rows it sends are claimed for it and renewed while it runs. A run
+   * that died stops renewing, and its claims lapse; a run that only looks dead (a stalled lock) keeps
+   * them, so a second run never sends what the first is sending.
+   */
   claimant: string;
 }
 
 const TERMINAL = new Set(['completed', 'partially_failed', 'failed']);
+
+/**
+ * Some rows of the job are held by another run that is sending them, or that died a moment ago and
+ * whose claims have not lapsed yet: the job is run again later (BullMQ's backoff), when they are
+ * either sent or free.
+ */
+export class RowsHeldElsewhere extends Error {
+  override name = 'RowsHeldElsewhere';
+  constructor(count: number) {
+    super(`${count} pending deliveries are held by another job run; trying again later`);
+  }
+}
 
 /**
  * Delivers notifications, many at once, as the steps of docs/delivery.md: load, plan (or claim),
@@ -75,8 +93,11 @@ const TERMINAL = new Set(['completed', 'partially_failed', 'failed']);
 export class DeliveryService {
   private readonly loads: GroupCommit<string, NotificationRow | null>;
   private readonly plans: GroupCommit<{ notificationId: string; claimant: string }, DeliveryRow[]>;
-  private readonly claims: GroupCommit<{ deliveryId: string; claimant: string }, DeliveryRow | null>;
+  private readonly claims: GroupCommit<{ deliveryId: string; claimant: string }, Claimed>;
   private readonly slots: Slots;
+  /** The runs under way, whose claims are renewed. */
+  private readonly running = new Map<string, number>();
+  private renewer?: NodeJS.Timeout;
 
   constructor(private readonly deps: DeliveryDeps) {
     const { repository } = deps;
@@ -95,16 +116,34 @@ export class DeliveryService {
       for (const r of rows) byNotification.set(r.notificationId, [...(byNotification.get(r.notificationId) ?? []), r]);
       return items.map((i) => byNotification.get(i.notificationId) ?? []);
     });
-    this.claims = new GroupCommit(
-      async (items) => {
-        const rows = new Map((await repository.claim(items)).map((r) => [r.id, r]));
-        return items.map((i) => rows.get(i.deliveryId) ?? null);
-      },
-      { maxItems: 5_000, concurrency: 2 },
-    );
+    this.claims = new GroupCommit((items) => repository.claim(items), { maxItems: 5_000, concurrency: 2 });
+  }
+
+  /** Extends the claims of the runs under way every `claimRenewMs`, until `stop`. */
+  start(): void {
+    this.renewer ??= setInterval(() => {
+      if (!this.running.size) return;
+      this.deps.repository.renewClaims([...this.running.keys()]).catch((err: unknown) => this.deps.logger.warn({ err: { message: (err as Error).message } }, 'could not renew the claims of running jobs'));
+    }, this.deps.claimRenewMs).unref();
+  }
+
+  stop(): void {
+    clearInterval(this.renewer);
+    this.renewer = undefined;
   }
 
   async deliver(work: DeliveryWork): Promise<void> {
+    this.running.set(work.claimant, (this.running.get(work.claimant) ?? 0) + 1);
+    try {
+      await this.run(work);
+    } finally {
+      const left = this.running.get(work.claimant)! - 1;
+      if (left) this.running.set(work.claimant, left);
+      else this.running.delete(work.claimant);
+    }
+  }
+
+  private async run(work: DeliveryWork): Promise<void> {
     const log = this.deps.logger.child({ notificationId: work.notificationId });
     // 1. Load.
     const n = await this.loads.submit(work.notificationId);
@@ -116,41 +155,46 @@ export class DeliveryService {
     if (TERMINAL.has(n.status)) return;
     const release = await this.slots.acquire(work.deliveryIds?.length ?? n.recipients);
     try {
-      // 2. Plan (or claim the rows of a retry).
-      const rows = await this.rows(n, work);
-      if (!rows.length) return;
-      // 3. Context: template, push config, providers (cached per project).
-      const context = await this.deps.contexts.get(n.projectId, n.templateId);
-      if ('error' in context) return await this.failAll(n, rows, context.error);
-      // 4. Render once per notification.
-      let rendered: RenderedNotification;
-      try {
-        const { title, body, data } = context.template.render(n.variables ?? {});
-        rendered = { title, body, imageUrl: n.imageUrl ?? undefined, data: stringifyData(data, n.data) };
-      } catch (err) {
-        log.warn({ err: { message: (err as Error).message } }, 'the notification cannot be rendered');
-        return await this.failAll(n, rows, `The template cannot be rendered: ${(err as Error).message}`);
-      }
-      // 5. Send, provider by provider, recording each answer as it comes in.
-      await this.send(n, context.providers, rendered, rows, log);
+      // 2. Plan (or claim the rows of a retry), and meanwhile 3. the context: template, push config,
+      // providers (cached per project).
+      const [{ rows, held }, context] = await Promise.all([this.rows(n, work), this.deps.contexts.get(n.projectId, n.templateId)]);
+      if (rows.length) await this.sendAll(n, rows, context, log);
+      if (held) throw new RowsHeldElsewhere(held);
     } finally {
       release();
     }
   }
 
-  /** The rows this job sends, claimed for it. */
-  private async rows(n: NotificationRow, work: DeliveryWork): Promise<DeliveryRow[]> {
-    if (work.deliveryIds) {
-      const claimed = await Promise.all(work.deliveryIds.map((deliveryId) => this.claims.submit({ deliveryId, claimant: work.claimant })));
-      // Rows another job is sending right now are left to it.
-      return claimed.filter((r): r is DeliveryRow => r !== null && r.notificationId === n.id);
+  /** Steps 4 and 5 for the rows this job holds. */
+  private async sendAll(n: NotificationRow, rows: DeliveryRow[], context: ProjectContext, log: Logger) {
+    if ('error' in context) return this.failAll(n, rows, context.error);
+    // 4. Render once per notification.
+    let rendered: RenderedNotification;
+    try {
+      const { title, body, data } = context.template.render(n.variables ?? {});
+      rendered = { title, body, imageUrl: n.imageUrl ?? undefined, data: stringifyData(data, n.data) };
+    } catch (err) {
+      log.warn({ err: { message: (err as Error).message } }, 'the notification cannot be rendered');
+      return this.failAll(n, rows, `The template cannot be rendered: ${(err as Error).message}`);
     }
+    // 5. Send, provider by provider, recording each answer as it comes in.
+    await this.send(n, context.providers, rendered, rows, log);
+  }
+
+  /** The rows this job sends, claimed for it, and how many of its rows another run holds. */
+  private async rows(n: NotificationRow, work: DeliveryWork): Promise<{ rows: DeliveryRow[]; held: number }> {
+    const claim = async (ids: string[]) => {
+      const claimed = await Promise.all(ids.map((deliveryId) => this.claims.submit({ deliveryId, claimant: work.claimant })));
+      const rows = claimed.filter((r): r is DeliveryRow => r !== null && r !== 'held' && r.notificationId === n.id);
+      return { rows, held: claimed.filter((r) => r === 'held').length };
+    };
+    if (work.deliveryIds) return claim(work.deliveryIds);
     const planned = await this.plans.submit({ notificationId: n.id, claimant: work.claimant });
-    if (n.status === 'queued') return planned;
+    if (n.status === 'queued') return { rows: planned, held: 0 };
     // Run again (a worker died, a lock stalled): the rows planned earlier that are still pending and due.
     const plannedIds = new Set(planned.map((r) => r.id));
-    const earlier = await this.deps.repository.claimDue(n.id, work.claimant);
-    return [...planned, ...earlier.filter((r) => !plannedIds.has(r.id))];
+    const earlier = await claim((await this.deps.repository.due(n.id)).filter((id) => !plannedIds.has(id)));
+    return { rows: [...planned, ...earlier.rows], held: earlier.held };
   }
 
   private async send(n: NotificationRow, providers: LoadedProvider[], rendered: RenderedNotification, rows: DeliveryRow[], log: Logger) {

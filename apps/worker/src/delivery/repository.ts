@@ -54,14 +54,22 @@ export interface Finished {
   status: FinalStatus;
 }
 
-/** How long a claim on a row lasts: far longer than a batch takes (100 requests in flight, 10 s timeouts). */
-export const CLAIM_MS = 5 * 60_000;
 
 /** The final status from the counters, once nothing is pending (SQL over the row `n` after `+ sent`). */
 const finalStatus = (sent: string) => `(CASE WHEN ${sent} = 0 THEN 'failed' WHEN ${sent} >= n."devices" THEN 'completed' ELSE 'partially_failed' END)::"NotificationStatus"`;
 
+/** A pending row asked for by a job: claimed for it, held by another job that is sending it, or not pending any more. */
+export type Claimed = DeliveryRow | 'held' | null;
+
 export class DeliveryRepository {
-  constructor(private readonly pool: Pool) {}
+  /**
+   * `claimMs`: how long a claim on a row lasts unless renewed (`renewClaims`). A job renews the claims
+   * it holds while it runs, so a claim outlives its job by at most this long.
+   */
+  constructor(
+    private readonly pool: Pool,
+    private readonly claimMs: number,
+  ) {}
 
   /** The notifications (those that exist). */
   async load(ids: readonly string[]): Promise<NotificationRow[]> {
@@ -118,7 +126,7 @@ export class DeliveryRepository {
        FROM added a JOIN "Device" dv ON dv."id" = a."deviceId"
        UNION ALL
        SELECT 'finished', p."id", p."id", NULL, NULL, NULL, p."projectId", p."status" FROM planned p WHERE p."status" <> 'processing'`,
-      [items.map((i) => i.notificationId), items.map((i) => i.claimant), CLAIM_MS],
+      [items.map((i) => i.notificationId), items.map((i) => i.claimant), this.claimMs],
     );
     const out: { rows: DeliveryRow[]; finished: Finished[] } = { rows: [], finished: [] };
     for (const r of rows) {
@@ -130,35 +138,53 @@ export class DeliveryRepository {
 
   /**
    * Claims the given pending rows for their job: a row is taken when nobody holds it, its claim has
-   * lapsed, or the same job holds it already (a run of the same job after a crash). A row another
-   * job is sending right now is left to it, so one job sends a row at a time.
+   * lapsed, or the job holds it already. A row another job holds is left to it (`held`): one job
+   * sends a row at a time. A row no longer pending is answered null.
    */
-  async claim(items: readonly { deliveryId: string; claimant: string }[]): Promise<DeliveryRow[]> {
-    const { rows } = await this.query<DeliveryRow>('herald_claim',
-      `WITH taken AS (
+  async claim(items: readonly { deliveryId: string; claimant: string }[]): Promise<Claimed[]> {
+    const { rows } = await this.query<DeliveryRow & { held: boolean }>(
+      'herald_claim',
+      `WITH v AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[]) AS v("id", "claimant")
+       ), taken AS (
          UPDATE "Delivery" d SET "claimedBy" = v."claimant", "claimedUntil" = now() + ($3 * interval '1 millisecond')
-         FROM unnest($1::uuid[], $2::text[]) AS v("id", "claimant")
+         FROM v
          WHERE d."id" = v."id" AND d."status" = 'pending'
            AND (d."claimedUntil" IS NULL OR d."claimedUntil" < now() OR d."claimedBy" = v."claimant")
          RETURNING d."id", d."notificationId", d."deviceId", d."attempts", d."providerConfigId"
        )
-       SELECT t.*, dv."deviceToken", dv."platform" FROM taken t LEFT JOIN "Device" dv ON dv."id" = t."deviceId"
-       ORDER BY t."id"`,
-      [items.map((i) => i.deliveryId), items.map((i) => i.claimant), CLAIM_MS],
+       SELECT t.*, dv."deviceToken", dv."platform", false AS "held" FROM taken t LEFT JOIN "Device" dv ON dv."id" = t."deviceId"
+       UNION ALL
+       SELECT d."id", d."notificationId", NULL, NULL, NULL, NULL, NULL, true FROM v JOIN "Delivery" d ON d."id" = v."id"
+       WHERE d."status" = 'pending' AND NOT EXISTS (SELECT 1 FROM taken t WHERE t."id" = d."id")`,
+      [items.map((i) => i.deliveryId), items.map((i) => i.claimant), this.claimMs],
     );
-    return rows;
+    const byId = new Map<string, Claimed>();
+    for (const { held, ...row } of rows) byId.set(row.id, held ? 'held' : row);
+    return items.map((i) => byId.get(i.deliveryId) ?? null);
   }
 
   /**
    * For a deliver job run again (a worker died, a lock stalled): the notification's pending rows that
-   * are due, claimed for it. Rows with a retry scheduled are left to their retry job.
+   * are due, to be claimed. Rows with a retry scheduled are left to their retry job.
    */
-  async claimDue(notificationId: string, claimant: string): Promise<DeliveryRow[]> {
-    const { rows } = await this.query<{ id: string }>('herald_claimDue',
+  async due(notificationId: string): Promise<string[]> {
+    const { rows } = await this.query<{ id: string }>(
+      'herald_due',
       `SELECT "id" FROM "Delivery" WHERE "notificationId" = $1::uuid AND "status" = 'pending' AND ("nextAttemptAt" IS NULL OR "nextAttemptAt" <= now())`,
       [notificationId],
     );
-    return rows.length ? this.claim(rows.map((r) => ({ deliveryId: r.id, claimant }))) : [];
+    return rows.map((r) => r.id);
+  }
+
+  /** Extends the claims of running jobs on the rows they still hold. */
+  async renewClaims(claimants: readonly string[]): Promise<void> {
+    if (!claimants.length) return;
+    await this.query(
+      'herald_renewClaims',
+      `UPDATE "Delivery" SET "claimedUntil" = now() + ($2 * interval '1 millisecond') WHERE "claimedBy" = ANY($1::text[]) AND "status" = 'pending'`,
+      [claimants, this.claimMs],
+    );
   }
 
   /**
@@ -327,8 +353,10 @@ export class DeliveryRepository {
 
   /**
    * A write statement, run again when Postgres broke a deadlock or a serialization conflict by
-   * aborting it (two workers writing the same notifications' counters in different orders). Each
-   * statement is atomic and only moves rows that are still pending, so running it again is safe.
+   * aborting it (two workers writing the same notifications' counters in different orders), or when
+   * the connection failed (a busy or restarting database): the messages are sent, and their outcomes
+   * are worth waiting for. Each statement is atomic and only moves rows that are still pending, so
+   * running it again is safe.
    */
   private async write<R extends object>(name: string, text: string, values: unknown[]): Promise<{ rows: R[] }> {
     for (let attempt = 1; ; attempt++) {
@@ -336,10 +364,10 @@ export class DeliveryRepository {
         return await this.query<R>(name, text, values);
       } catch (err) {
         const state = sqlState(err);
-        if (attempt >= 5 || (state !== '40P01' && state !== '40001')) throw err;
-        await new Promise((r) => setTimeout(r, 5 * attempt * Math.random()));
+        const retryable = state === undefined || state === '40P01' || state === '40001' || state.startsWith('08') || state === '57P01';
+        if (attempt >= 6 || !retryable) throw err;
+        await new Promise((r) => setTimeout(r, 50 * 2 ** attempt * (0.5 + Math.random())));
       }
     }
   }
 }
-

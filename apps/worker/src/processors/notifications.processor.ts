@@ -3,22 +3,22 @@ import { deliverJob, retryJob, sweepJob } from '@herald/core';
 import type { DeliveryService } from '../delivery/delivery.service';
 import type { Sweeper } from '../sweeper';
 
-/** Whom the rows a job sends are claimed for: the job, whichever worker runs it. */
-const claimantOf = (job: Job) => `job:${job.id ?? job.name}`;
+/** Whom the rows a job sends are claimed for: this run of the job (BullMQ's lock token is one per run). */
+const claimantOf = (job: Job, token: string | undefined) => `job:${job.id ?? job.name}:${token ?? 'run'}`;
 
 /** Parses a job of the notifications queue and hands it to the delivery service (or the sweeper). */
 export function notificationsProcessor(delivery: DeliveryService, sweeper: Sweeper) {
-  return async (job: Job) => {
+  return async (job: Job, token?: string) => {
     switch (job.name) {
       case deliverJob.name: {
         const data = deliverJob.schema.safeParse(job.data);
         if (!data.success) throw new UnrecoverableError(`Malformed ${job.name} job`);
-        return delivery.deliver({ notificationId: data.data.notificationId, claimant: claimantOf(job) });
+        return delivery.deliver({ notificationId: data.data.notificationId, claimant: claimantOf(job, token) });
       }
       case retryJob.name: {
         const data = retryJob.schema.safeParse(job.data);
         if (!data.success) throw new UnrecoverableError(`Malformed ${job.name} job`);
-        return delivery.deliver({ notificationId: data.data.notificationId, deliveryIds: data.data.deliveryIds, claimant: claimantOf(job) });
+        return delivery.deliver({ notificationId: data.data.notificationId, deliveryIds: data.data.deliveryIds, claimant: claimantOf(job, token) });
       }
       case sweepJob.name:
         await sweeper.sweep();
