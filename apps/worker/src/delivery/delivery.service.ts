@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { chunk } from '@herald/core';
+import { chunk, TemplateRenderError } from '@herald/core';
 import type { LoadedProvider } from '@herald/db';
 import type { PushProvider, TokenResult } from '@herald/providers';
 import { decide, type Attempt, type Decisions, type RetryPolicy } from './decide';
@@ -174,8 +174,10 @@ export class DeliveryService {
       const { title, body, data } = context.template.render(n.variables ?? {});
       rendered = { title, body, imageUrl: n.imageUrl ?? undefined, data: stringifyData(data, n.data) };
     } catch (err) {
-      log.warn({ err: { message: (err as Error).message } }, 'the notification cannot be rendered');
-      return this.failAll(n, rows, `The template cannot be rendered: ${(err as Error).message}`);
+      // Never retried: the same variables fail the same way. (The API refuses what it can tell at acceptance.)
+      const error = err instanceof TemplateRenderError ? err.message : `The template cannot be rendered: ${(err as Error).message}`;
+      log.warn({ err: { message: error } }, 'the notification cannot be rendered');
+      return this.failAll(n, rows, error);
     }
     // 5. Send, provider by provider, recording each answer as it comes in.
     await this.send(n, context.providers, rendered, rows, log);
