@@ -65,7 +65,7 @@ export interface DeliveryWork {
   claimant: string;
 }
 
-const TERMINAL = new Set(['completed', 'partially_failed', 'failed']);
+const TERMINAL = new Set(['completed', 'partially_failed', 'failed', 'canceled']);
 
 /**
  * Some rows of the job are held by another run that is sending them, or that died a moment ago and
@@ -113,7 +113,11 @@ export class DeliveryService {
       const { rows, finished } = await repository.plan(items);
       this.reportFinished(finished);
       const byNotification = new Map<string, DeliveryRow[]>();
-      for (const r of rows) byNotification.set(r.notificationId, [...(byNotification.get(r.notificationId) ?? []), r]);
+      for (const r of rows) {
+        const list = byNotification.get(r.notificationId);
+        if (list) list.push(r);
+        else byNotification.set(r.notificationId, [r]);
+      }
       return items.map((i) => byNotification.get(i.notificationId) ?? []);
     });
     this.claims = new GroupCommit((items) => repository.claim(items), { maxItems: 5_000, concurrency: 2 });
@@ -144,12 +148,14 @@ export class DeliveryService {
   }
 
   private async run(work: DeliveryWork): Promise<void> {
-    const log = this.deps.logger.child({ notificationId: work.notificationId });
+    // Made when there is something to say: a child logger per notification costs CPU at thousands a second.
+    let child: Logger | undefined;
+    const log = () => (child ??= this.deps.logger.child({ notificationId: work.notificationId }));
     // 1. Load.
     const n = await this.loads.submit(work.notificationId);
     if (!n) {
       // The API answers 503 and removes the row when it cannot enqueue; a job without a row delivers nothing.
-      log.warn('job for an unknown notification; nothing to deliver');
+      log().warn('job for an unknown notification; nothing to deliver');
       return;
     }
     if (TERMINAL.has(n.status)) return;
@@ -166,7 +172,7 @@ export class DeliveryService {
   }
 
   /** Steps 4 and 5 for the rows this job holds. */
-  private async sendAll(n: NotificationRow, rows: DeliveryRow[], context: ProjectContext, log: Logger) {
+  private async sendAll(n: NotificationRow, rows: DeliveryRow[], context: ProjectContext, log: () => Logger) {
     if ('error' in context) return this.failAll(n, rows, context.error);
     // 4. Render once per notification.
     let rendered: RenderedNotification;
@@ -176,7 +182,7 @@ export class DeliveryService {
     } catch (err) {
       // Never retried: the same variables fail the same way. (The API refuses what it can tell at acceptance.)
       const error = err instanceof TemplateRenderError ? err.message : `The template cannot be rendered: ${(err as Error).message}`;
-      log.warn({ err: { message: error } }, 'the notification cannot be rendered');
+      log().warn({ err: { message: error } }, 'the notification cannot be rendered');
       return this.failAll(n, rows, error);
     }
     // 5. Send, provider by provider, recording each answer as it comes in.
@@ -199,7 +205,7 @@ export class DeliveryService {
     return { rows: [...planned, ...earlier.rows], held: earlier.held };
   }
 
-  private async send(n: NotificationRow, providers: LoadedProvider[], rendered: RenderedNotification, rows: DeliveryRow[], log: Logger) {
+  private async send(n: NotificationRow, providers: LoadedProvider[], rendered: RenderedNotification, rows: DeliveryRow[], log: () => Logger) {
     const gone = rows.filter((r) => !r.deviceToken);
     const writes: Promise<void>[] = gone.map((r) => this.record(n, { kind: 'fail', deliveryId: r.id, providerConfigId: r.providerConfigId, error: 'The device was unregistered before delivery' }));
 
@@ -228,7 +234,7 @@ export class DeliveryService {
         const d = await this.sendBatch(n, provider, next, batch, rendered, device);
         if (d.providerDown) {
           down = true;
-          log.warn({ providerConfigId: provider.id }, 'provider rejected the credentials; failing over');
+          log().warn({ providerConfigId: provider.id }, 'provider rejected the credentials; failing over');
         }
         if (d.failover.length && next) {
           const moved = new Set(d.failover.map((f) => f.deliveryId));
