@@ -71,6 +71,7 @@ async function main() {
     LOG_LEVEL: 'warn',
     BCRYPT_ROUNDS: '4',
     METRICS_PORT: '0',
+    MAIL_TRANSPORT: 'log',
     RATE_LIMIT_SEND: '100000000',
     RATE_LIMIT_SEND_BULK: '1000000',
     ...(args['worker-concurrency'] ? { WORKER_CONCURRENCY: args['worker-concurrency'] } : {}),
@@ -352,7 +353,7 @@ function report(m: Measured) {
   for (const line of m.extra) console.log(line);
   console.log(`worker CPU:             ${share(cpu.worker)} of one core, ${((cpu.worker * 1000) / m.deliveries).toFixed(0)} µs per delivery`);
   console.log(`Postgres CPU:           ${((cpu.postgres * 1000) / m.notifications).toFixed(0)} µs per notification (every backend of the server: other users of this machine count too)`);
-  console.log(`Postgres statements:    ${(m.statements / m.notifications).toFixed(2)} per notification, ${(m.statements / m.deliveries).toFixed(3)} per delivery (sent by the worker, BEGIN/COMMIT included)`);
+  console.log(`Postgres statements:    ${m.statements} in all: ${(m.statements / m.notifications).toPrecision(2)} per notification, ${(m.statements / m.deliveries).toPrecision(2)} per delivery (sent by the worker, BEGIN/COMMIT included)`);
   console.log(`worker RSS:             start ${m.rss.start.toFixed(0)} MiB, peak ${m.rss.peak.toFixed(0)} MiB, end ${m.rss.end.toFixed(0)} MiB`);
   console.log(`CPU of one core:        worker ${share(cpu.worker)}, emulator ${share(cpu.emulator)}, postgres ${share(cpu.postgres)}, redis ${share(cpu.redis)}, api ${share(cpu.api)}, steal ${share(cpu.steal)} (2 cores = 200 %); load average now ${loadavg()[0].toFixed(2)}`);
 }

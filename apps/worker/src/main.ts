@@ -40,7 +40,8 @@ async function main() {
   });
   webhookWorker.on('failed', (job, err) => c.logger.warn({ jobId: job?.id, err: { message: err.message } }, 'webhook job failed'));
   webhookWorker.on('error', (err) => c.logger.warn({ err: { message: err.message } }, 'webhook worker error'));
-  await c.sweeper.schedule(config.sweepIntervalMs);
+  // Not waited for: a worker delivers while the schedule is written (every worker writes the same one).
+  c.sweeper.schedule(config.sweepIntervalMs).catch((err: unknown) => c.logger.error({ err: { message: (err as Error).message } }, 'could not schedule the sweeper'));
   const stopWebhookSweeping = new WebhookSweeper(c.db, c.webhookQueue, c.webhookEvents, c.connection, config.queuePrefix, config.sweepIntervalMs, c.logger).start();
   c.delivery.start();
   const metricsServer = config.metricsEnabled ? await metrics.listen(config.metricsPort, config.metricsHost, config.metricsToken) : undefined;
