@@ -226,8 +226,9 @@ export class DeliveryService {
       let down = false;
       for (const batch of chunk(stages[i], this.deps.batchSize)) {
         if (down) {
-          // Credentials rejected earlier in this job: do not knock again, go straight to the next provider.
-          writes.push(...batch.map((a) => this.moveOn(n, a, provider, next, 'Provider credentials were rejected')));
+          // Credentials rejected earlier in this job: do not knock again, go straight to the next provider
+          // (written before that provider's answers, which would otherwise share a write with it).
+          await Promise.all(batch.map((a) => this.moveOn(n, a, provider, next, 'Provider credentials were rejected')));
           if (next) stages[i + 1].push(...batch.map((a) => ({ ...a, attempts: 0 })));
           continue;
         }

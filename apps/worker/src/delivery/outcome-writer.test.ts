@@ -105,6 +105,24 @@ describe('OutcomeWriter', () => {
     expect(heard).toEqual([{ written: ['d0', 'd1'], finished: [finished] }]);
   });
 
+  it('two outcomes of one delivery in one write (moved on, then answered) are written one after the other', async () => {
+    const { clock, writer, writes } = recorder();
+    const moved: NotificationOutcome = { kind: 'failover', deliveryId: 'd0', providerConfigId: 'p2', error: 'HTTP 401', notificationId: 'n1', projectId: 'pr' };
+    const first = writer.record(sent(9));
+    clock.step(); // a write under way: what follows is gathered
+    const both = [writer.record(moved), writer.record({ ...sent(0), providerConfigId: 'p2' }), writer.record(sent(1))];
+    writes[0].done.resolve();
+    await first;
+    await flush();
+    clock.step();
+    expect(writes.map((w) => w.outcomes.map((o) => `${o.kind}:${o.deliveryId}`))).toEqual([['sent:d9'], ['failover:d0', 'sent:d1']]);
+    writes[1].done.resolve();
+    await flush();
+    expect(writes.map((w) => w.outcomes.map((o) => `${o.kind}:${o.deliveryId}`))).toEqual([['sent:d9'], ['failover:d0', 'sent:d1'], ['sent:d0']]);
+    writes[2].done.resolve();
+    await Promise.all(both);
+  });
+
   it('a failed write fails the outcomes it held, and the next write goes ahead', async () => {
     const clock = manual();
     let calls = 0;

@@ -48,7 +48,22 @@ export class OutcomeWriter {
   }
 
   private async write(outcomes: NotificationOutcome[]): Promise<void[]> {
-    const { written, finished } = await this.deps.record(outcomes);
+    // One statement updates a row once: a delivery with two outcomes in one write (moved on, then
+    // answered) has them written one after the other.
+    const rounds: NotificationOutcome[][] = [];
+    const round = new Map<string, number>();
+    for (const o of outcomes) {
+      const r = round.get(o.deliveryId) ?? 0;
+      round.set(o.deliveryId, r + 1);
+      (rounds[r] ??= []).push(o);
+    }
+    const written = new Set<string>();
+    const finished: Finished[] = [];
+    for (const batch of rounds) {
+      const result = await this.deps.record(batch);
+      result.written.forEach((id) => written.add(id));
+      finished.push(...result.finished);
+    }
     const retries = new Map<string, RetryRequest>();
     for (const o of outcomes) {
       if (o.kind !== 'retry' || !written.has(o.deliveryId)) continue;
