@@ -101,7 +101,7 @@ export async function startApi(envOverrides: Record<string, string> = {}) {
       cb();
     },
   });
-  const logger = createLogger(config.logLevel, sink);
+  const logger = createLogger(config.logLevel, sink, { keepLinkTokens: config.mail.logLinks });
   const container: ApiContainer = createContainer(config, { logger });
   await waitForRedis(container.redis, 5000);
   const server: Server = createApiServer(container).listen(0, '127.0.0.1');

@@ -42,7 +42,7 @@ export interface ContainerOverrides {
 }
 
 export function createContainer(config: ApiConfig, overrides: ContainerOverrides = {}): ApiContainer {
-  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const logger = overrides.logger ?? createLogger(config.logLevel, undefined, { keepLinkTokens: config.mail.logLinks });
   const db = createDb(config.databaseUrl);
   const redis = createRedis(config.redisUrl, 'herald-api', { autoPipelining: true });
   redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection error'));

@@ -25,16 +25,20 @@ export const REDACT_PATHS = [
 /** Link tokens are redacted in every line, as in logged mails (`@herald/mail`). */
 export { redactLinkTokens };
 
-/** The API's logger options: redacted paths, and link tokens removed from every serialised line. */
-export function loggerOptions(level: string): LoggerOptions {
+/**
+ * The API's logger options: redacted paths, and link tokens removed from every serialised line unless
+ * `keepLinkTokens` (a development instance whose mails are written to the log: its links must be
+ * followed from there, so the log holds them anyway).
+ */
+export function loggerOptions(level: string, { keepLinkTokens = false } = {}): LoggerOptions {
   return {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     base: { service: 'herald-api' },
-    hooks: { streamWrite: redactLinkTokens },
+    ...(keepLinkTokens ? {} : { hooks: { streamWrite: redactLinkTokens } }),
   };
 }
 
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino(loggerOptions(level), destination);
+export function createLogger(level: string, destination?: pino.DestinationStream, options?: { keepLinkTokens?: boolean }): Logger {
+  return pino(loggerOptions(level, options), destination);
 }

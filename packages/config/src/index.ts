@@ -54,7 +54,8 @@ const apiSchema = z.object({
   SMTP_URL: optionalString,
   MAIL_FROM: z.string().default('Herald <no-reply@herald.local>'),
   /**
-   * `smtp` (needs SMTP_URL) or `log` (each mail written to the log, its link's token redacted).
+   * `smtp` (needs SMTP_URL) or `log` (each mail written to the log: whole outside production, where
+   * the log is a development instance's mailbox; with its link's token redacted in production).
    * Unset: smtp when SMTP_URL is set; else log, except in production, which refuses to start.
    */
   MAIL_TRANSPORT: z.enum(['smtp', 'log']).optional(),
@@ -149,8 +150,12 @@ export interface ApiConfig extends CommonConfig {
   jwt: { secret: string; accessTtl: number; refreshTtl: number };
   bcryptRounds: number;
   appUrl: string;
-  /** `log`: mails are written to the log with their links' tokens redacted. */
-  mail: { transport: 'smtp' | 'log'; smtpUrl?: string; from: string };
+  /**
+   * `log`: mails are written to the log. `logLinks`: with their links whole, and link tokens kept in
+   * every log line — only outside production, where the log is the mailbox an invite or a password
+   * reset is followed from. In production every line's link tokens are redacted.
+   */
+  mail: { transport: 'smtp' | 'log'; smtpUrl?: string; from: string; logLinks: boolean };
   signupEnabled: boolean;
   rateLimits: {
     registerDevice: number;
@@ -281,6 +286,11 @@ function mailTransport(chosen: 'smtp' | 'log' | undefined, smtpUrl: string | und
   return 'log';
 }
 
+function apiMail(chosen: 'smtp' | 'log' | undefined, smtpUrl: string | undefined, from: string, production: boolean): ApiConfig['mail'] {
+  const transport = mailTransport(chosen, smtpUrl, production);
+  return { transport, smtpUrl, from, logLinks: transport === 'log' && !production };
+}
+
 export function loadApiConfig(env: Env = process.env): ApiConfig {
   const e = parse(apiSchema, env);
   const base = loadCommon(e);
@@ -301,7 +311,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     jwt: { secret: jwtSecret, accessTtl: e.JWT_ACCESS_TTL, refreshTtl: e.JWT_REFRESH_TTL },
     bcryptRounds: e.BCRYPT_ROUNDS,
     appUrl: e.APP_URL.replace(/\/+$/, ''),
-    mail: { transport: mailTransport(e.MAIL_TRANSPORT, e.SMTP_URL, base.env === 'production'), smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    mail: apiMail(e.MAIL_TRANSPORT, e.SMTP_URL, e.MAIL_FROM, base.env === 'production'),
     signupEnabled: e.SIGNUP_ENABLED,
     rateLimits: {
       registerDevice: e.RATE_LIMIT_REGISTER_DEVICE,

@@ -24,14 +24,17 @@ export interface Mailer {
 
 /**
  * SMTP through nodemailer, or the log (`MAIL_TRANSPORT=log`, or no SMTP_URL outside production).
- * A logged mail never carries its link's token: a reset link read from a log would take over the
- * account. (Every log line is redacted the same way by the logger; this says it where it matters.)
+ * A logged mail carries its link's token only with `logLinks` (outside production, where the log is a
+ * development instance's mailbox): in production a reset link read from a log would take over the
+ * account, so the token is redacted here as in every log line.
  */
-export function createMailer(options: { transport: 'smtp' | 'log'; smtpUrl?: string; from: string; logger: Logger }): Mailer {
+export function createMailer(options: { transport: 'smtp' | 'log'; smtpUrl?: string; from: string; logger: Logger; logLinks?: boolean }): Mailer {
   if (options.transport === 'log' || !options.smtpUrl) {
+    const text = options.logLinks ? (t: string) => t : redactLinkTokens;
+    const msg = options.logLinks ? 'mail written to the log' : 'mail written to the log (its link without the token)';
     return {
       async send(message) {
-        options.logger.info({ mail: { to: message.to, subject: message.subject, text: redactLinkTokens(message.text) } }, 'mail written to the log (its link without the token)');
+        options.logger.info({ mail: { to: message.to, subject: message.subject, text: text(message.text) } }, msg);
       },
       close() {},
     };

@@ -1,22 +1,29 @@
+import { randomBytes } from 'node:crypto';
 import { createProject } from '../../../../test/fixtures';
 import { startApi, uniqueEmail, type Harness } from '../../../../test/harness';
 
 /**
- * Hardening: with mails written to the log (MAIL_TRANSPORT=log, or no SMTP_URL outside production),
- * a reset link read from the log took over the account. No log line carries a link's token: not the
- * logged mail, not the request line of someone following such a link to the API.
+ * Hardening: in production with mails written to the log (MAIL_TRANSPORT=log), a reset link read from
+ * the log took over the account. No production log line carries a link's token: not the logged mail,
+ * not the request line of someone following such a link to the API. Outside production the log is
+ * the mailbox (no SMTP_URL): there a mail is written whole, so its link can be followed.
  */
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startApi({ SMTP_URL: '', MAIL_TRANSPORT: 'log' });
+  h = await startApi({
+    NODE_ENV: 'production',
+    SMTP_URL: '',
+    MAIL_TRANSPORT: 'log',
+    CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  });
 });
 afterAll(() => h.close());
 
 /** A token: what follows `token=` in a link, unless it was redacted. */
 const UNREDACTED = /token=(?!\[redacted\])[^\s"&]+/;
 
-it('reset and invite mails are logged without their tokens, and no log line carries one', async () => {
+it('in production, reset and invite mails are logged without their tokens, and no log line carries one', async () => {
   const owner = await h.user();
   expect((await h.post('/auth/request-password-reset', { body: { email: owner.email } })).status).toBe(200);
   const project = await createProject(h, owner);
@@ -42,4 +49,33 @@ it('reset and invite mails are logged without their tokens, and no log line carr
   for (const line of h.logLines) expect(line).not.toMatch(UNREDACTED);
   // Nothing was sent by SMTP: the log is the transport.
   expect(h.smtp.mails).toHaveLength(0);
+});
+
+describe('outside production without SMTP_URL', () => {
+  let dev: Harness;
+  beforeAll(async () => {
+    dev = await startApi({ NODE_ENV: 'development', SMTP_URL: '' });
+  });
+  afterAll(() => dev.close());
+
+  it('writes an invite mail whole to the log, and its link accepts the invite', async () => {
+    const owner = await dev.user();
+    const project = await createProject(dev, owner);
+    const email = uniqueEmail('logged-invite');
+    expect((await dev.post('/projects/invite', { token: owner.accessToken, body: { email, projectId: project.id } })).status).toBe(201);
+
+    let line: string | undefined;
+    for (let i = 0; i < 100 && !line; i++) {
+      line = dev.logLines.find((l) => l.includes('"mail"') && l.includes(email));
+      if (!line) await new Promise((r) => setTimeout(r, 20));
+    }
+    const text: string = JSON.parse(line!).mail.text;
+    const token = /\/accept-invite\?token=([^\s&]+)/.exec(text)?.[1];
+    expect(token).toBeDefined();
+    expect(token).not.toBe('[redacted]');
+    const accepted = await dev.post('/projects/accept-invite', { body: { token, firstName: 'Lo', lastName: 'Gged', password: 'a-long-password' } });
+    expect(accepted.status).toBe(201);
+    expect(accepted.body.projectId).toBe(project.id);
+    expect(dev.smtp.mails).toHaveLength(0);
+  });
 });
