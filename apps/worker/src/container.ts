@@ -6,12 +6,13 @@ import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE, createTemplateCompiler, retryJob }
 import { createDb, loadProviderCredentials, sqlPool, WebhookEvents, type Db } from '@herald/db';
 import { createMailer, type Mailer } from '@herald/mail';
 import { ProviderPool } from '@herald/providers';
-import { DeliveryService, type DeliveryObserver } from './delivery/delivery.service';
+import { DeliveryService, observers, type DeliveryObserver } from './delivery/delivery.service';
 import { OutcomeWriter } from './delivery/outcome-writer';
 import { ProjectContexts } from './delivery/project-context';
 import { SendRateLimiter } from './delivery/rate-limiter';
 import { DeliveryRepository } from './delivery/repository';
 import { Sweeper } from './sweeper';
+import { OutcomeEvents } from './webhooks/outcome-events';
 import { WebhookDispatcher, type WebhookObserver } from './webhooks/webhook.service';
 
 export interface WorkerContainer {
@@ -27,6 +28,8 @@ export interface WorkerContainer {
   webhookQueue: Queue;
   /** Emits outcome events (e.g. from delivery's final step). */
   webhookEvents: WebhookEvents;
+  /** Notification outcomes and pruned tokens, as webhook events (the delivery path's hooks). */
+  outcomeEvents: OutcomeEvents;
   webhooks: WebhookDispatcher;
   mailer: Mailer;
   sweeper: Sweeper;
@@ -45,7 +48,6 @@ export interface WorkerOverrides {
 
 export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOverrides = {}): WorkerContainer {
   const logger = overrides.logger ?? pino({ level: config.logLevel, base: { service: 'herald-worker' } });
-  const observe = overrides.observe;
   // A worker waits for a busy database rather than failing a job whose messages were sent.
   const db = createDb(config.databaseUrl, { poolSize: DELIVERY_POOL_SIZE + Math.min(config.webhooks.concurrency, 8), connectTimeoutMs: 15_000 });
   // A claim lasts as long as a job's lock: a dead run's rows are free when its job is taken over.
@@ -55,6 +57,9 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
   const queue = new Queue(NOTIFICATIONS_QUEUE, { connection, prefix: config.queuePrefix });
   const webhookQueue = new Queue(WEBHOOKS_QUEUE, { connection, prefix: config.queuePrefix });
   const webhookEvents = new WebhookEvents(db, webhookQueue);
+  // Delivery's observers: the metrics, and the webhook events of finished notifications and pruned tokens.
+  const outcomeEvents = new OutcomeEvents(db, webhookEvents, logger.child({ component: 'webhooks' }));
+  const observe = observers(overrides.observe, outcomeEvents.observer());
   const mailer = overrides.mailer ?? createMailer({ ...config.mail, logger });
   const webhooks = new WebhookDispatcher({
     db,
@@ -117,6 +122,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     delivery,
     webhookQueue,
     webhookEvents,
+    outcomeEvents,
     webhooks,
     mailer,
     sweeper,

@@ -57,6 +57,7 @@ async function main() {
     stopWebhookSweeping();
     metricsServer?.close();
     await Promise.all([worker.close(), webhookWorker.close()]);
+    await c.outcomeEvents.drain();
     await c.close().catch(() => undefined);
     clearTimeout(force);
     process.exit(0);

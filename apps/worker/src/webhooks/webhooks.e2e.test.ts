@@ -188,6 +188,56 @@ describe('retries', () => {
   });
 });
 
+describe('notification events', () => {
+  it("a notification's outcome and its removed tokens arrive signed, each only at the endpoints subscribed to it", async () => {
+    const t = await p.project();
+    const everything = `/${unique('all')}`;
+    const tokensOnly = `/${unique('tokens')}`;
+    const all = await endpoint(t, everything);
+    const tokens = await endpoint(t, tokensOnly, ['device.token_removed']);
+    const userId = unique('cust');
+    const dead = `unregistered-${unique('t')}`;
+    await p.registerDevices(t.apiKey.key, [
+      { userId, deviceToken: unique('ok'), platform: 'android' },
+      { userId, deviceToken: dead, platform: 'ios' },
+    ]);
+    const deadDevice = await p.h.db.device.findFirstOrThrow({ where: { projectId: t.project.id, deviceToken: dead } });
+    const sent = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId, variables: { name: 'a', count: 1 } } });
+    expect(sent.status).toBe(202);
+    const n = await p.waitForNotification(t.apiKey.key, sent.body.notificationId);
+    expect(n.status).toBe('partially_failed');
+
+    const received = (await r.waitFor(everything, 2)).map((q) => new Webhook(all.secret).verify(q.body, q.headers) as { type: string });
+    expect(received).toHaveLength(2);
+    expect(received).toContainEqual({
+      version: 1,
+      type: 'notification.partially_failed',
+      id: expect.any(String),
+      createdAt: expect.any(String),
+      data: { notification: { id: n.id, status: 'partially_failed', templateId: t.templateId, createdAt: n.createdAt, completedAt: n.completedAt, stats: n.stats } },
+    });
+    const removed = {
+      version: 1,
+      type: 'device.token_removed',
+      id: expect.any(String),
+      createdAt: expect.any(String),
+      data: { userId, deviceId: deadDevice.id, platform: 'ios', provider: 'fcm', error: expect.stringContaining('UNREGISTERED'), notificationId: n.id },
+    };
+    expect(received).toContainEqual(removed);
+    const [tokenEvent] = await r.waitFor(tokensOnly, 1);
+    expect(new Webhook(tokens.secret).verify(tokenEvent.body, tokenEvent.headers)).toEqual(removed);
+
+    // A user without devices: notification.failed, to the endpoint that subscribes to it only.
+    const none = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId: unique('nobody'), templateId: t.templateId, variables: { name: 'a', count: 1 } } });
+    await p.waitForNotification(t.apiKey.key, none.body.notificationId);
+    const [, , failed] = await r.waitFor(everything, 3);
+    expect(new Webhook(all.secret).verify(failed.body, failed.headers)).toMatchObject({ type: 'notification.failed', data: { notification: { id: none.body.notificationId, status: 'failed' } } });
+    // Emitted once each: a re-run or the sweeper would find the event already there.
+    expect(await p.h.db.webhookEvent.count({ where: { projectId: t.project.id } })).toBe(3);
+    expect(r.at(tokensOnly)).toHaveLength(1);
+  });
+});
+
 async function isListening() {
   try {
     await fetch(r.url('/ping'), { method: 'HEAD' });
