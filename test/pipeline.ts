@@ -142,12 +142,12 @@ export async function startPipeline(workerEnv: Record<string, string> = {}, apiE
       }
     },
 
-    /** Polls the notification until it is no longer queued or processing. */
+    /** Polls the notification until it is no longer scheduled, queued or processing. */
     async waitForNotification(apiKey: string, notificationId: string, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const res = await h.get(`/push/notifications/${notificationId}`, { apiKey });
-        if (res.status === 200 && !['queued', 'processing'].includes(res.body.status)) return res.body;
+        if (res.status === 200 && !['scheduled', 'queued', 'processing'].includes(res.body.status)) return res.body;
         if (Date.now() > deadline) throw new Error(`notification ${notificationId} still ${res.body?.status} after ${timeoutMs} ms; worker output:\n${workers.map((w) => w.output.join('')).join('\n')}`);
         await new Promise((r) => setTimeout(r, 100));
       }

@@ -15,7 +15,10 @@ export const pushTable: IsolationTable = {
     const notification = await h.db.notification.create({
       data: { projectId: victim.project.id, templateId: template.id, userIds: ['victim-user'], variables: {}, recipients: 1, status: 'completed' },
     });
-    return { pushTemplateId: template.id, notificationId: notification.id };
+    const scheduled = await h.db.notification.create({
+      data: { projectId: victim.project.id, templateId: template.id, userIds: ['victim-user'], variables: {}, recipients: 1, status: 'scheduled', sendAt: new Date(Date.now() + 3600_000) },
+    });
+    return { pushTemplateId: template.id, notificationId: notification.id, scheduledId: scheduled.id };
   },
   cases: [
     {
@@ -34,10 +37,13 @@ export const pushTable: IsolationTable = {
     { name: '/push/notifications?projectId=victim', method: 'GET', path: () => '/push/notifications', query: victimProject, acceptsKey: true },
     { name: '/push/notifications/{id}?projectId=victim', method: 'GET', path: (ids) => `/push/notifications/${ids.notificationId}`, query: victimProject, acceptsKey: true },
     { name: '/push/notifications/{id} in the own project', method: 'GET', path: (ids) => `/push/notifications/${ids.notificationId}`, query: ownProject, acceptsKey: true },
+    { name: '/push/notifications/{id}/cancel?projectId=victim', method: 'POST', path: (ids) => `/push/notifications/${ids.scheduledId}/cancel`, query: victimProject, acceptsKey: true },
+    { name: '/push/notifications/{id}/cancel in the own project', method: 'POST', path: (ids) => `/push/notifications/${ids.scheduledId}/cancel`, query: ownProject, acceptsKey: true },
   ],
   async verify(h, ids) {
     const devices = await h.db.device.findMany({ where: { deviceToken: 'victim-device-token' } });
     expect(devices.map((d) => [d.projectId, d.userId, d.platform])).toEqual([[ids.projectId, 'victim-user', 'ios']]);
-    expect(await h.db.notification.count({ where: { projectId: ids.projectId } })).toBe(1);
+    expect(await h.db.notification.count({ where: { projectId: ids.projectId } })).toBe(2);
+    expect((await h.db.notification.findUniqueOrThrow({ where: { id: ids.scheduledId } })).status).toBe('scheduled');
   },
 };

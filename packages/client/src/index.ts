@@ -60,7 +60,8 @@ export class HeraldApiError extends Error {
   }
 }
 
-export const FINAL_STATUSES = ['completed', 'partially_failed', 'failed'] as const;
+/** A scheduled notification that was canceled is final too: it never starts. */
+export const FINAL_STATUSES = ['completed', 'partially_failed', 'failed', 'canceled'] as const;
 
 export interface WaitOptions {
   /** With a bearer token: the notification's project. */
@@ -73,7 +74,8 @@ export interface WaitOptions {
 
 /**
  * Polls `GET /push/notifications/{id}` until the notification is final (`completed`,
- * `partially_failed` or `failed`) and returns it, with its per-device deliveries.
+ * `partially_failed`, `failed` or `canceled`) and returns it, with its per-device deliveries. Mind the
+ * timeout for a scheduled send: it stays `scheduled` until its `sendAt`.
  */
 export async function waitForNotification(client: HeraldClient, notificationId: string, { projectId, timeoutMs = 60_000, intervalMs = 1000 }: WaitOptions = {}): Promise<Notification> {
   const deadline = Date.now() + timeoutMs;

@@ -7,3 +7,4 @@ export * from './push-options';
 export * from './webhooks';
 export * from './push-readiness';
 export * from './chunk';
+export * from './push-data';

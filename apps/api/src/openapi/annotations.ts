@@ -36,7 +36,9 @@ const idempotencyHeader = {
 } as OpenAPIV3_1.ParameterObject;
 
 const sendErrors = {
-  400: 'Invalid input, template variables missing (`Missing template variables: …`, one `details` entry each), or variables the template cannot be rendered with within the render budget (`The template cannot be rendered with these variables: …`)',
+  400:
+    'Invalid input; template variables missing (`Missing template variables: …`, one `details` entry each); variables the template cannot be rendered with within the render budget ' +
+    '(`The template cannot be rendered with these variables: …`); a rendered message over FCM\'s 4 KB (`The message is 5123 bytes; FCM allows at most 4096 bytes …`); `sendAt` in the past or over 30 days ahead',
   404: 'Template not found (or not of this project), or a project the caller does not belong to',
   409: 'Push notifications are not configured for this project | Push notifications are disabled for this project | No enabled push provider is configured for this project',
 };
@@ -120,5 +122,12 @@ export const operationNotes: Record<string, OperationNotes> = {
     },
   },
   'POST /push/send': { headers: [idempotencyHeader], errors: sendErrors },
-  'POST /push/send-bulk': { headers: [idempotencyHeader], errors: { ...sendErrors, 400: `${sendErrors[400]}; more than 500 userIds` } },
+  'POST /push/send-bulk': {
+    headers: [idempotencyHeader],
+    errors: { ...sendErrors, 400: `${sendErrors[400]}; more than 500 userIds or recipients; missing variables per recipient (\`Missing template variables for 2 recipients: recipients.1 (name), …\`)` },
+  },
+  'POST /push/notifications/{notificationId}/cancel': {
+    description: 'Cancels a notification sent with `sendAt` before its time: it is never delivered.',
+    errors: { 404: 'Notification not found (or not of this project)', 409: 'Only a scheduled notification can be canceled (this one is processing)' },
+  },
 };

@@ -141,6 +141,10 @@ describe('every operation, as documented', () => {
     const overview = await api.get(`/projects/${projectId}/overview`, { token });
     expectStatus(overview, 200);
     expect(overview.body.last24h.sent).toBeGreaterThanOrEqual(4);
+    const sendAt = new Date(Date.now() + 3600_000).toISOString();
+    const scheduled = await api.post('/push/send', { apiKey, body: { userId, templateId: template.id, variables, sendAt, priority: 'high', ttl: 60 } });
+    expectStatus(scheduled, 202);
+    expectStatus(await api.post(`/push/notifications/${scheduled.body.notificationId}/cancel`, { apiKey }), 200);
 
     // Webhooks: their management and delivery log (the worker's side has its own end-to-end tests)
     const hook = (await api.post(`/projects/${projectId}/webhooks`, { token, body: { url: 'https://hooks.example.com/herald', events: ['notification.completed'], description: 'orders' } })).body;

@@ -15,12 +15,16 @@ export interface CachedApiKey {
   ownerId: string;
 }
 
-/** What a send needs of a template: its text, to know the variables it uses. */
+/** What a send needs of a template: its text, to know the variables it uses, and what the message is built from. */
 export interface CachedTemplate {
   id: string;
   updatedAt: string;
   title: string;
   body: string;
+  /** The static payload, for the size of the message. */
+  data: unknown;
+  /** Default delivery options, merged under the send's. */
+  options: unknown;
 }
 
 /** Whether the project can send at all. */
@@ -50,7 +54,7 @@ export function postgresLoaders(db: Db): ProjectStateLoaders {
     },
     async template(projectId, templateId) {
       const [row] = await db.$queryRaw<CachedTemplate[]>`
-        SELECT "id", "updatedAt", "title", "body" FROM "PushTemplate" WHERE "id" = ${templateId}::uuid AND "projectId" = ${projectId}::uuid`;
+        SELECT "id", "updatedAt", "title", "body", "data", "options" FROM "PushTemplate" WHERE "id" = ${templateId}::uuid AND "projectId" = ${projectId}::uuid`;
       return row ?? null;
     },
     async sendReadiness(projectId) {

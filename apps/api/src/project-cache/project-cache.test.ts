@@ -141,7 +141,7 @@ describe('ProjectCache against a Redis that goes away', () => {
           broken = false;
           throw new Error('db down');
         }
-        return later({ id: templateId, updatedAt: projectId, title: 't', body: 'b' });
+        return later({ id: templateId, updatedAt: projectId, title: 't', body: 'b', data: null, options: null });
       },
       sendReadiness: async () => (calls.sendReadiness++, later({ pushEnabled: true, hasEnabledProvider: true })),
     };
@@ -190,7 +190,7 @@ describe('ProjectCache against a Redis that goes away', () => {
       expect(snapshot.projectId).toBe(projectId);
       const templates = await Promise.all([snapshot.template('x'), snapshot.template('x'), snapshot.template('x')]);
       expect(calls.template).toBe(1);
-      expect(templates).toEqual(Array(3).fill({ id: 'x', updatedAt: projectId, title: 't', body: 'b' }));
+      expect(templates).toEqual(Array(3).fill({ id: 'x', updatedAt: projectId, title: 't', body: 'b', data: null, options: null }));
       await Promise.all([snapshot.sendReadiness(), snapshot.sendReadiness(), snapshot.apiKey('h'), snapshot.apiKey('h')]);
       expect(calls).toEqual({ apiKey: 1, template: 1, sendReadiness: 1 });
       // A failed load is not kept.

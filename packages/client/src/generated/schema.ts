@@ -72,6 +72,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/push/notifications/{notificationId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a scheduled notification before it starts
+         * @description Cancels a notification sent with `sendAt` before its time: it is never delivered.
+         */
+        post: operations["postPushNotificationsByNotificationIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/push/register-device": {
         parameters: {
             query?: never;
@@ -1379,7 +1399,7 @@ export interface components {
             deviceId: string | null;
             platform: string | null;
             /** @enum {string} */
-            status: "sent" | "failed" | "no_devices";
+            status: "sent" | "failed" | "no_devices" | "validated";
             providerConfigId: string | null;
             providerMessageId: string | null;
             error: string | null;
@@ -1440,12 +1460,22 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            status: "queued" | "processing" | "completed" | "partially_failed" | "failed";
+            status: "queued" | "processing" | "completed" | "partially_failed" | "failed" | "scheduled" | "canceled";
             /** Format: uuid */
             templateId: string;
             /** Format: date-time */
             createdAt: string;
             completedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a scheduled send is (or was) due; absent for an immediate send
+             */
+            sendAt?: string;
+            /**
+             * @description Present for a dry run: `stats.sent` counts the messages FCM validated
+             * @constant
+             */
+            dryRun?: true;
             stats: components["schemas"]["NotificationStats"];
             deliveries: components["schemas"]["Delivery"][];
         };
@@ -1460,12 +1490,22 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            status: "queued" | "processing" | "completed" | "partially_failed" | "failed";
+            status: "queued" | "processing" | "completed" | "partially_failed" | "failed" | "scheduled" | "canceled";
             /** Format: uuid */
             templateId: string;
             /** Format: date-time */
             createdAt: string;
             completedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a scheduled send is (or was) due; absent for an immediate send
+             */
+            sendAt?: string;
+            /**
+             * @description Present for a dry run: `stats.sent` counts the messages FCM validated
+             * @constant
+             */
+            dryRun?: true;
             stats: components["schemas"]["NotificationStats"];
         };
         NotReady: {
@@ -1556,15 +1596,31 @@ export interface components {
         SendAccepted: {
             /** Format: uuid */
             notificationId: string;
-            /** @constant */
-            status: "queued";
+            /**
+             * @description `scheduled` for a send with `sendAt`
+             * @enum {string}
+             */
+            status: "queued" | "scheduled";
+            /**
+             * Format: date-time
+             * @description When a scheduled send will be delivered
+             */
+            sendAt?: string;
         };
         /** @description A bulk send accepted into the queue; `recipients` counts distinct users. */
         SendBulkAccepted: {
             /** Format: uuid */
             notificationId: string;
-            /** @constant */
-            status: "queued";
+            /**
+             * @description `scheduled` for a send with `sendAt`
+             * @enum {string}
+             */
+            status: "queued" | "scheduled";
+            /**
+             * Format: date-time
+             * @description When a scheduled send will be delivered
+             */
+            sendAt?: string;
             recipients: number;
         };
         TeamMember: {
@@ -1589,6 +1645,10 @@ export interface components {
             title: string;
             body: string;
             data: {
+                [key: string]: unknown;
+            };
+            /** @description Default options of its sends; absent when it has none */
+            options?: {
                 [key: string]: unknown;
             };
             /** Format: date-time */
@@ -1777,6 +1837,67 @@ export interface operations {
                     data?: {
                         [key: string]: unknown;
                     };
+                    /**
+                     * @description Delivery priority: Android `priority`, APNs `apns-priority` 10 / 5, Web Push `Urgency` high / normal
+                     * @enum {string}
+                     */
+                    priority?: "high" | "normal";
+                    /** @description Seconds FCM keeps the message while the device is offline (0: deliver now or drop): Android `ttl`, APNs `apns-expiration`, Web Push `TTL` */
+                    ttl?: number;
+                    /** @description Messages with the same key replace each other while undelivered: Android `collapse_key`, APNs `apns-collapse-id`, Web Push `Topic` */
+                    collapseKey?: string;
+                    /** @description Options for Android devices (FCM `android.notification`) */
+                    android?: {
+                        /** @description Android notification channel (Android 8+); the app must have created it */
+                        channelId?: string;
+                        /** @description Sound to play: `default`, or a sound resource of the app */
+                        sound?: string;
+                        /** @description A notification with the same tag replaces the earlier one in the drawer */
+                        tag?: string;
+                        /** @description Intent action started when the user taps the notification */
+                        clickAction?: string;
+                        /** @description Icon colour, `#rrggbb` */
+                        color?: string;
+                        /** @description Drawable resource of the small icon */
+                        icon?: string;
+                    };
+                    /** @description Options for iOS devices (APNs `aps` dictionary) */
+                    apns?: {
+                        /** @description Sound to play: `default`, or a sound file of the app bundle */
+                        sound?: string;
+                        /** @description Number on the app icon (0 clears it) */
+                        badge?: number;
+                        /** @description Notification category (its actions), as registered by the app */
+                        category?: string;
+                        /** @description Groups notifications into one thread */
+                        threadId?: string;
+                        /** @description Wake the app in the background (`content-available: 1`) */
+                        contentAvailable?: boolean;
+                        /** @description Let the app's notification service extension change the notification (`mutable-content: 1`) */
+                        mutableContent?: boolean;
+                    };
+                    /** @description Options for web devices */
+                    webpush?: {
+                        /**
+                         * Format: uri
+                         * @description Page opened when the user clicks the notification (https only)
+                         */
+                        link?: string;
+                        /**
+                         * @description Web Push `Urgency` header; overrides the one `priority` implies
+                         * @enum {string}
+                         */
+                        urgency?: "very-low" | "low" | "normal" | "high";
+                    };
+                    /** @description Send no notification block: the rendered title and body travel in `data` (`title`, `body`), with `content-available` on iOS, for the app to handle in the background */
+                    dataOnly?: boolean;
+                    /** @description Validate every message with FCM (`validate_only`) without delivering it: deliveries end `validated` or with the token's error, and no device is removed */
+                    dryRun?: boolean;
+                    /**
+                     * Format: date-time
+                     * @description Deliver at this time (at most 30 days ahead) instead of now; answered with status `scheduled`
+                     */
+                    sendAt?: string;
                 };
             };
         };
@@ -1794,7 +1915,7 @@ export interface operations {
                     "application/json": components["schemas"]["SendAccepted"];
                 };
             };
-            /** @description Invalid input, template variables missing (`Missing template variables: …`, one `details` entry each), or variables the template cannot be rendered with within the render budget (`The template cannot be rendered with these variables: …`) */
+            /** @description Invalid input; template variables missing (`Missing template variables: …`, one `details` entry each); variables the template cannot be rendered with within the render budget (`The template cannot be rendered with these variables: …`); a rendered message over FCM's 4 KB (`The message is 5123 bytes; FCM allows at most 4096 bytes …`); `sendAt` in the past or over 30 days ahead */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1845,7 +1966,16 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    userIds: string[];
+                    /** @description The users to send to (required unless `recipients` is given) */
+                    userIds?: string[];
+                    /** @description Personalised bulk, instead of `userIds`: each user with their own variables, merged over the shared `variables` */
+                    recipients?: {
+                        userId: string;
+                        /** @description This recipient's variables, merged over the shared `variables` */
+                        variables?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
                     /** Format: uuid */
                     templateId: string;
                     variables?: {
@@ -1856,6 +1986,67 @@ export interface operations {
                     data?: {
                         [key: string]: unknown;
                     };
+                    /**
+                     * @description Delivery priority: Android `priority`, APNs `apns-priority` 10 / 5, Web Push `Urgency` high / normal
+                     * @enum {string}
+                     */
+                    priority?: "high" | "normal";
+                    /** @description Seconds FCM keeps the message while the device is offline (0: deliver now or drop): Android `ttl`, APNs `apns-expiration`, Web Push `TTL` */
+                    ttl?: number;
+                    /** @description Messages with the same key replace each other while undelivered: Android `collapse_key`, APNs `apns-collapse-id`, Web Push `Topic` */
+                    collapseKey?: string;
+                    /** @description Options for Android devices (FCM `android.notification`) */
+                    android?: {
+                        /** @description Android notification channel (Android 8+); the app must have created it */
+                        channelId?: string;
+                        /** @description Sound to play: `default`, or a sound resource of the app */
+                        sound?: string;
+                        /** @description A notification with the same tag replaces the earlier one in the drawer */
+                        tag?: string;
+                        /** @description Intent action started when the user taps the notification */
+                        clickAction?: string;
+                        /** @description Icon colour, `#rrggbb` */
+                        color?: string;
+                        /** @description Drawable resource of the small icon */
+                        icon?: string;
+                    };
+                    /** @description Options for iOS devices (APNs `aps` dictionary) */
+                    apns?: {
+                        /** @description Sound to play: `default`, or a sound file of the app bundle */
+                        sound?: string;
+                        /** @description Number on the app icon (0 clears it) */
+                        badge?: number;
+                        /** @description Notification category (its actions), as registered by the app */
+                        category?: string;
+                        /** @description Groups notifications into one thread */
+                        threadId?: string;
+                        /** @description Wake the app in the background (`content-available: 1`) */
+                        contentAvailable?: boolean;
+                        /** @description Let the app's notification service extension change the notification (`mutable-content: 1`) */
+                        mutableContent?: boolean;
+                    };
+                    /** @description Options for web devices */
+                    webpush?: {
+                        /**
+                         * Format: uri
+                         * @description Page opened when the user clicks the notification (https only)
+                         */
+                        link?: string;
+                        /**
+                         * @description Web Push `Urgency` header; overrides the one `priority` implies
+                         * @enum {string}
+                         */
+                        urgency?: "very-low" | "low" | "normal" | "high";
+                    };
+                    /** @description Send no notification block: the rendered title and body travel in `data` (`title`, `body`), with `content-available` on iOS, for the app to handle in the background */
+                    dataOnly?: boolean;
+                    /** @description Validate every message with FCM (`validate_only`) without delivering it: deliveries end `validated` or with the token's error, and no device is removed */
+                    dryRun?: boolean;
+                    /**
+                     * Format: date-time
+                     * @description Deliver at this time (at most 30 days ahead) instead of now; answered with status `scheduled`
+                     */
+                    sendAt?: string;
                 };
             };
         };
@@ -1873,7 +2064,7 @@ export interface operations {
                     "application/json": components["schemas"]["SendBulkAccepted"];
                 };
             };
-            /** @description Invalid input, template variables missing (`Missing template variables: …`, one `details` entry each), or variables the template cannot be rendered with within the render budget (`The template cannot be rendered with these variables: …`); more than 500 userIds */
+            /** @description Invalid input; template variables missing (`Missing template variables: …`, one `details` entry each); variables the template cannot be rendered with within the render budget (`The template cannot be rendered with these variables: …`); a rendered message over FCM's 4 KB (`The message is 5123 bytes; FCM allows at most 4096 bytes …`); `sendAt` in the past or over 30 days ahead; more than 500 userIds or recipients; missing variables per recipient (`Missing template variables for 2 recipients: recipients.1 (name), …`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1973,6 +2164,53 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postPushNotificationsByNotificationIdCancel: {
+        parameters: {
+            query?: {
+                /** @description The project. Required with a bearer token; with an API key the key's project is used (naming another project is a 403). */
+                projectId?: string;
+            };
+            header?: never;
+            path: {
+                notificationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Notification not found (or not of this project) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Only a scheduled notification can be canceled (this one is processing) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3618,6 +3856,60 @@ export interface operations {
                     data?: {
                         [key: string]: unknown;
                     } | null;
+                    options?: {
+                        /**
+                         * @description Delivery priority: Android `priority`, APNs `apns-priority` 10 / 5, Web Push `Urgency` high / normal
+                         * @enum {string}
+                         */
+                        priority?: "high" | "normal";
+                        /** @description Seconds FCM keeps the message while the device is offline (0: deliver now or drop): Android `ttl`, APNs `apns-expiration`, Web Push `TTL` */
+                        ttl?: number;
+                        /** @description Messages with the same key replace each other while undelivered: Android `collapse_key`, APNs `apns-collapse-id`, Web Push `Topic` */
+                        collapseKey?: string;
+                        /** @description Options for Android devices (FCM `android.notification`) */
+                        android?: {
+                            /** @description Android notification channel (Android 8+); the app must have created it */
+                            channelId?: string;
+                            /** @description Sound to play: `default`, or a sound resource of the app */
+                            sound?: string;
+                            /** @description A notification with the same tag replaces the earlier one in the drawer */
+                            tag?: string;
+                            /** @description Intent action started when the user taps the notification */
+                            clickAction?: string;
+                            /** @description Icon colour, `#rrggbb` */
+                            color?: string;
+                            /** @description Drawable resource of the small icon */
+                            icon?: string;
+                        };
+                        /** @description Options for iOS devices (APNs `aps` dictionary) */
+                        apns?: {
+                            /** @description Sound to play: `default`, or a sound file of the app bundle */
+                            sound?: string;
+                            /** @description Number on the app icon (0 clears it) */
+                            badge?: number;
+                            /** @description Notification category (its actions), as registered by the app */
+                            category?: string;
+                            /** @description Groups notifications into one thread */
+                            threadId?: string;
+                            /** @description Wake the app in the background (`content-available: 1`) */
+                            contentAvailable?: boolean;
+                            /** @description Let the app's notification service extension change the notification (`mutable-content: 1`) */
+                            mutableContent?: boolean;
+                        };
+                        /** @description Options for web devices */
+                        webpush?: {
+                            /**
+                             * Format: uri
+                             * @description Page opened when the user clicks the notification (https only)
+                             */
+                            link?: string;
+                            /**
+                             * @description Web Push `Urgency` header; overrides the one `priority` implies
+                             * @enum {string}
+                             */
+                            urgency?: "very-low" | "low" | "normal" | "high";
+                        };
+                    } | null;
                 };
             };
         };
@@ -3721,6 +4013,60 @@ export interface operations {
                     body?: string;
                     data?: {
                         [key: string]: unknown;
+                    } | null;
+                    options?: {
+                        /**
+                         * @description Delivery priority: Android `priority`, APNs `apns-priority` 10 / 5, Web Push `Urgency` high / normal
+                         * @enum {string}
+                         */
+                        priority?: "high" | "normal";
+                        /** @description Seconds FCM keeps the message while the device is offline (0: deliver now or drop): Android `ttl`, APNs `apns-expiration`, Web Push `TTL` */
+                        ttl?: number;
+                        /** @description Messages with the same key replace each other while undelivered: Android `collapse_key`, APNs `apns-collapse-id`, Web Push `Topic` */
+                        collapseKey?: string;
+                        /** @description Options for Android devices (FCM `android.notification`) */
+                        android?: {
+                            /** @description Android notification channel (Android 8+); the app must have created it */
+                            channelId?: string;
+                            /** @description Sound to play: `default`, or a sound resource of the app */
+                            sound?: string;
+                            /** @description A notification with the same tag replaces the earlier one in the drawer */
+                            tag?: string;
+                            /** @description Intent action started when the user taps the notification */
+                            clickAction?: string;
+                            /** @description Icon colour, `#rrggbb` */
+                            color?: string;
+                            /** @description Drawable resource of the small icon */
+                            icon?: string;
+                        };
+                        /** @description Options for iOS devices (APNs `aps` dictionary) */
+                        apns?: {
+                            /** @description Sound to play: `default`, or a sound file of the app bundle */
+                            sound?: string;
+                            /** @description Number on the app icon (0 clears it) */
+                            badge?: number;
+                            /** @description Notification category (its actions), as registered by the app */
+                            category?: string;
+                            /** @description Groups notifications into one thread */
+                            threadId?: string;
+                            /** @description Wake the app in the background (`content-available: 1`) */
+                            contentAvailable?: boolean;
+                            /** @description Let the app's notification service extension change the notification (`mutable-content: 1`) */
+                            mutableContent?: boolean;
+                        };
+                        /** @description Options for web devices */
+                        webpush?: {
+                            /**
+                             * Format: uri
+                             * @description Page opened when the user clicks the notification (https only)
+                             */
+                            link?: string;
+                            /**
+                             * @description Web Push `Urgency` header; overrides the one `priority` implies
+                             * @enum {string}
+                             */
+                            urgency?: "very-low" | "low" | "normal" | "high";
+                        };
                     } | null;
                 };
             };

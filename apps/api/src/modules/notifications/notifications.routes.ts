@@ -1,13 +1,34 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { AppError } from '@herald/core';
+import { AppError, mergePushOptions } from '@herald/core';
 import type { ApiContainer } from '../../container';
 import { defineRoute, reply, type RouteDefinition } from '../../http/define-route';
 import { uuid } from '../../http/uuid';
 import { pageResponse } from '../../http/pagination';
 import { perCredential, subjectLimit } from '../../http/rate-limit';
 import { acceptedBulkResponse, acceptedResponse, idempotencyKey, listQuery, notificationResponse, notificationSummary, projectQuery, sendBody, sendBulkBody } from './notifications.schema';
-import { NotificationService } from './notifications.service';
+import { NotificationService, type SendInput } from './notifications.service';
+
+type SendBody = z.infer<typeof sendBody>;
+type BulkBody = z.infer<typeof sendBulkBody>;
+
+/** The service's input from a send's body: the options gathered, the recipients named one way. */
+function sendInput(body: SendBody | BulkBody, recipients: SendInput['recipients'], bulk: boolean, personalised = false): SendInput {
+  const { priority, ttl, collapseKey, android, apns, webpush } = body;
+  return {
+    recipients,
+    templateId: body.templateId,
+    variables: body.variables,
+    imageUrl: body.imageUrl,
+    data: body.data,
+    options: mergePushOptions({ priority, ttl, collapseKey, android, apns, webpush }),
+    dataOnly: body.dataOnly,
+    dryRun: body.dryRun,
+    sendAt: body.sendAt,
+    bulk,
+    personalised,
+  };
+}
 
 function readIdempotencyKey(req: Request): string | undefined {
   const raw = req.headers['idempotency-key'];
@@ -18,7 +39,7 @@ function readIdempotencyKey(req: Request): string | undefined {
 }
 
 export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
-  const notifications = new NotificationService(c.db, c.queue);
+  const notifications = new NotificationService(c.db, c.queue, c.webhookEvents);
   const sendLimit = c.limiter({ name: 'send', limit: c.config.rateLimits.send, key: perCredential });
   const bulkLimit = c.limiter({ name: 'send-bulk', limit: c.config.rateLimits.sendBulk, key: perCredential });
   const tags = ['Sending'];
@@ -44,8 +65,7 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
       },
       async ({ project, projectState, body, req, res }) => {
         await projectSendLimit?.(req, res, project.id);
-        const { userId, ...rest } = body;
-        return reply(202, await notifications.send(projectState, { ...rest, userIds: [userId], bulk: false }, readIdempotencyKey(req)));
+        return reply(202, await notifications.send(projectState, sendInput(body, [{ userId: body.userId }], false), readIdempotencyKey(req)));
       },
     ),
     defineRoute(
@@ -65,7 +85,8 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
       },
       async ({ project, projectState, body, req, res }) => {
         await projectSendLimit?.(req, res, project.id);
-        return reply(202, await notifications.send(projectState, { ...body, bulk: true }, readIdempotencyKey(req)));
+        const input = body.recipients ? sendInput(body, body.recipients, true, true) : sendInput(body, body.userIds!.map((userId) => ({ userId })), true);
+        return reply(202, await notifications.send(projectState, input, readIdempotencyKey(req)));
       },
     ),
     defineRoute(
@@ -94,6 +115,20 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         response: notificationResponse,
       },
       ({ project, params }) => notifications.get(project.id, params.notificationId),
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/push/notifications/:notificationId/cancel',
+        summary: 'Cancel a scheduled notification before it starts',
+        tags,
+        auth: 'keyOrJwt',
+        params: z.object({ notificationId: uuid('notificationId') }),
+        query: projectQuery,
+        project: { from: 'query' },
+        response: notificationSummary,
+      },
+      ({ project, params }) => notifications.cancel(project.id, params.notificationId),
     ),
   ];
 }

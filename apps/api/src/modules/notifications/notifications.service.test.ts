@@ -27,7 +27,7 @@ async function ready() {
   return { projectId: t.project.id, templateId: template.id, snapshot: new ProjectSnapshot(t.project.id, 'test', postgresLoaders(h.db)) };
 }
 
-const input = (templateId: string, userId = 'user-1') => ({ userIds: [userId], templateId, variables: { name: 'Ada' }, bulk: false });
+const input = (templateId: string, userId = 'user-1') => ({ recipients: [{ userId }], templateId, variables: { name: 'Ada' }, options: {}, bulk: false, personalised: false });
 
 it('concurrent sends are admitted together: one row and one job each', async () => {
   const service = new NotificationService(h.db, h.container.queue);

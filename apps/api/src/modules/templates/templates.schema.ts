@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pushOptionsSchema } from '@herald/core';
 import { uuid } from '../../http/uuid';
 
 export const NAME_MAX = 200;
@@ -45,12 +46,18 @@ export const templateData = z
     }
   });
 
+/** Default delivery and platform options of the template's sends; a send's own values win field by field. */
+export const templateOptions = pushOptionsSchema.describe(
+  "Default options of this template's sends (priority, ttl, collapseKey, android, apns, webpush); a send's own values win field by field",
+);
+
 export const createTemplateBody = z.object({
   projectId: uuid('projectId'),
   name: templateName,
   title: templateTitle,
   body: templateBody,
   data: templateData.nullish(),
+  options: templateOptions.nullish(),
 });
 
 export const updateTemplateBody = z.object({
@@ -61,6 +68,8 @@ export const updateTemplateBody = z.object({
   body: templateBody.optional(),
   /** Replaces the whole payload; null clears it. */
   data: templateData.nullish(),
+  /** Replaces every default option; null clears them. */
+  options: templateOptions.nullish(),
 });
 
 const intParam = (field: string, min: number, max?: number) => {
@@ -105,7 +114,7 @@ export const importFile = z.object(
     templates: z
       .array(
         z.object(
-          { name: templateName, title: templateTitle, body: templateBody, data: templateData.nullish() },
+          { name: templateName, title: templateTitle, body: templateBody, data: templateData.nullish(), options: templateOptions.nullish() },
           { error: 'each template must be an object' },
         ),
         { error: 'templates must be an array' },
@@ -122,6 +131,7 @@ export const templateResponse = z.object({
   title: z.string(),
   body: z.string(),
   data: z.record(z.string(), z.unknown()),
+  options: z.record(z.string(), z.unknown()).optional().describe('Default options of its sends; absent when it has none'),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 });

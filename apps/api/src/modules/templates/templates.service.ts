@@ -1,4 +1,4 @@
-import { AppError, compileTemplate, TemplateRenderError, TemplateSyntaxError, validateTemplate, type CompiledTemplate, type TemplateSource, type TemplateVariables } from '@herald/core';
+import { AppError, compileTemplate, mergePushOptions, readPushOptions, TemplateRenderError, TemplateSyntaxError, validateTemplate, type CompiledTemplate, type PushOptions, type TemplateSource, type TemplateVariables } from '@herald/core';
 import { isPrismaError, isUniqueViolation, Prisma, type Db, type PushTemplate } from '@herald/db';
 import { importFile, type ImportMode, type Pagination } from './templates.schema';
 
@@ -13,6 +13,7 @@ export interface TemplateInput {
   title: string;
   body: string;
   data?: TemplateData | null;
+  options?: PushOptions | null;
 }
 
 export type TemplatePatch = Partial<TemplateInput>;
@@ -27,6 +28,8 @@ export const toTemplateResponse = (t: PushTemplate) => ({
   data: (t.data ?? {}) as TemplateData,
   createdAt: t.createdAt.toISOString(),
   updatedAt: t.updatedAt.toISOString(),
+  // Beyond the spec's fields: present only when the template has default options.
+  ...(t.options ? { options: readPushOptions(t.options) } : {}),
 });
 export type TemplateResponse = ReturnType<typeof toTemplateResponse>;
 
@@ -64,6 +67,11 @@ export function renderWithin(source: TemplateSource, variables: TemplateVariable
 }
 
 const jsonData = (data: TemplateData | null | undefined) => (data ?? {}) as Prisma.InputJsonObject;
+/** No options is SQL NULL; stored options are compact (no undefined fields, no empty blocks). */
+const jsonOptions = (options: PushOptions | null | undefined) => {
+  const compact = mergePushOptions(options);
+  return Object.keys(compact).length ? (compact as Prisma.InputJsonObject) : Prisma.DbNull;
+};
 
 export class TemplateService {
   constructor(private readonly db: Db) {}
@@ -72,7 +80,7 @@ export class TemplateService {
     assertRenderable(input.title, input.body);
     try {
       const row = await this.db.pushTemplate.create({
-        data: { projectId, name: input.name, title: input.title, body: input.body, data: jsonData(input.data) },
+        data: { projectId, name: input.name, title: input.title, body: input.body, data: jsonData(input.data), options: jsonOptions(input.options) },
       });
       return toTemplateResponse(row);
     } catch (err) {
@@ -115,6 +123,7 @@ export class TemplateService {
     if (patch.title !== undefined) data.title = patch.title;
     if (patch.body !== undefined) data.body = patch.body;
     if (patch.data !== undefined) data.data = jsonData(patch.data);
+    if (patch.options !== undefined) data.options = jsonOptions(patch.options);
     if (!Object.keys(data).length) return toTemplateResponse(current);
     if (data.title !== undefined || data.body !== undefined) assertRenderable(patch.title ?? current.title, patch.body ?? current.body);
     try {
@@ -171,7 +180,7 @@ export class TemplateService {
         async (tx) => {
           // skipDuplicates makes a name created concurrently count as existing instead of failing.
           const created = await tx.pushTemplate.createManyAndReturn({
-            data: entries.map((e) => ({ projectId, name: e.name, title: e.title, body: e.body, data: jsonData(e.data) })),
+            data: entries.map((e) => ({ projectId, name: e.name, title: e.title, body: e.body, data: jsonData(e.data), options: jsonOptions(e.options) })),
             skipDuplicates: true,
           });
           const createdNames = new Set(created.map((t) => t.name));
@@ -182,7 +191,7 @@ export class TemplateService {
               updated.push(
                 await tx.pushTemplate.update({
                   where: { projectId_name: { projectId, name: e.name } },
-                  data: { title: e.title, body: e.body, data: jsonData(e.data) },
+                  data: { title: e.title, body: e.body, data: jsonData(e.data), options: jsonOptions(e.options) },
                 }),
               );
             }
