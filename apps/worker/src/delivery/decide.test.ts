@@ -32,6 +32,22 @@ describe('decide', () => {
     expect(d.failover).toEqual([]);
   });
 
+  it('a dry run: an accepted message is validated, a dead or foreign token only fails (nothing is pruned)', () => {
+    const d = decide(batch, results, false, policy, true);
+    expect(d.sent).toEqual([]);
+    expect(d.validated).toEqual([{ deliveryId: 'd0' }]);
+    expect(d.prune).toEqual([]);
+    expect(d.fail).toEqual([
+      { deliveryId: 'd1', error: 'UNREGISTERED' },
+      { deliveryId: 'd2', error: 'SENDER_ID_MISMATCH' },
+      { deliveryId: 'd3', error: 'invalid_grant' },
+      { deliveryId: 'd5', error: 'INVALID_ARGUMENT' },
+    ]);
+    // Failover and retries are decided as for a real send.
+    expect(decide(batch, results, true, policy, true).failover.map((f) => f.deliveryId)).toEqual(['d2', 'd3']);
+    expect(decide(batch, results, true, policy, true).retry.map((r) => r.deliveryId)).toEqual(['d4']);
+  });
+
   it('exhausted retries fail over, or fail on the last provider', () => {
     const r: TokenResult[] = [{ status: 'retryable', error: 'INTERNAL' }];
     expect(decide([attempt(0, 4)], r, true, policy).failover).toEqual([{ deliveryId: 'd0', error: 'INTERNAL' }]);

@@ -11,6 +11,10 @@ import type { TokenResult } from '@herald/providers';
  * - `retryable`: try again later on the same provider with exponential backoff and jitter, at least
  *   `retryAfterMs`; once attempts are exhausted, fail over.
  * - `failed`: a permanent error of this message.
+ *
+ * A dry run (FCM's `validate_only`) decides the same way, except that nothing was delivered and
+ * nothing is removed: an accepted message is `validated`, and a dead token is only its delivery's
+ * error (the device stays, as a dry run must not change anything).
  */
 
 export interface Attempt {
@@ -30,6 +34,8 @@ export interface RetryPolicy {
 
 export interface Decisions {
   sent: { deliveryId: string; providerMessageId: string }[];
+  /** Dry runs: FCM validated the message. */
+  validated: { deliveryId: string }[];
   prune: { deliveryId: string; deviceId: string; error: string }[];
   failover: { deliveryId: string; error: string }[];
   retry: { deliveryId: string; attempts: number; delayMs: number; error: string }[];
@@ -45,20 +51,22 @@ export function backoffDelay(attempt: number, policy: RetryPolicy, retryAfterMs 
   return Math.round(Math.max(retryAfterMs, jittered));
 }
 
-export function decide(batch: readonly Attempt[], results: readonly TokenResult[], hasNextProvider: boolean, policy: RetryPolicy): Decisions {
-  const d: Decisions = { sent: [], prune: [], failover: [], retry: [], fail: [], providerDown: false };
+export function decide(batch: readonly Attempt[], results: readonly TokenResult[], hasNextProvider: boolean, policy: RetryPolicy, dryRun = false): Decisions {
+  const d: Decisions = { sent: [], validated: [], prune: [], failover: [], retry: [], fail: [], providerDown: false };
+  const prune = (a: Attempt, error: string) => (dryRun ? d.fail.push({ deliveryId: a.deliveryId, error }) : d.prune.push({ deliveryId: a.deliveryId, deviceId: a.deviceId, error }));
   batch.forEach((a, i) => {
     const r = results[i];
     switch (r.status) {
       case 'sent':
-        d.sent.push({ deliveryId: a.deliveryId, providerMessageId: r.providerMessageId });
+        if (dryRun) d.validated.push({ deliveryId: a.deliveryId });
+        else d.sent.push({ deliveryId: a.deliveryId, providerMessageId: r.providerMessageId });
         break;
       case 'invalid_token':
-        d.prune.push({ deliveryId: a.deliveryId, deviceId: a.deviceId, error: r.error });
+        prune(a, r.error);
         break;
       case 'sender_mismatch':
         if (hasNextProvider) d.failover.push({ deliveryId: a.deliveryId, error: r.error });
-        else d.prune.push({ deliveryId: a.deliveryId, deviceId: a.deviceId, error: r.error });
+        else prune(a, r.error);
         break;
       case 'auth_failed':
         d.providerDown = true;

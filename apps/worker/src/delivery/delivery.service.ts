@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { chunk, TemplateRenderError } from '@herald/core';
+import { chunk, mergePushOptions, readPushOptions, TemplateRenderError, type CompiledTemplate, type PushOptions } from '@herald/core';
 import type { LoadedProvider } from '@herald/db';
 import type { PushProvider, TokenResult } from '@herald/providers';
 import { decide, type Attempt, type Decisions, type RetryPolicy } from './decide';
@@ -66,6 +66,9 @@ export interface DeliveryWork {
 }
 
 const TERMINAL = new Set(['completed', 'partially_failed', 'failed', 'canceled']);
+
+/** The rendered notification of each user's messages: personalised bulk renders once per distinct variable set. */
+type Renderings = (userId: string) => RenderedNotification;
 
 /**
  * Some rows of the job are held by another run that is sending them, or that died a moment ago and
@@ -152,13 +155,18 @@ export class DeliveryService {
     let child: Logger | undefined;
     const log = () => (child ??= this.deps.logger.child({ notificationId: work.notificationId }));
     // 1. Load.
-    const n = await this.loads.submit(work.notificationId);
+    let n = await this.loads.submit(work.notificationId);
     if (!n) {
       // The API answers 503 and removes the row when it cannot enqueue; a job without a row delivers nothing.
       log().warn('job for an unknown notification; nothing to deliver');
       return;
     }
     if (TERMINAL.has(n.status)) return;
+    // A scheduled notification's time has come: it starts like a queued one, unless it was canceled.
+    if (n.status === 'scheduled') {
+      if (!(await this.deps.repository.start(n.id))) return;
+      n = { ...n, status: 'queued' };
+    }
     const release = await this.slots.acquire(work.deliveryIds?.length ?? n.recipients);
     try {
       // 2. Plan (or claim the rows of a retry), and meanwhile 3. the context: template, push config,
@@ -174,11 +182,10 @@ export class DeliveryService {
   /** Steps 4 and 5 for the rows this job holds. */
   private async sendAll(n: NotificationRow, rows: DeliveryRow[], context: ProjectContext, log: () => Logger) {
     if ('error' in context) return this.failAll(n, rows, context.error);
-    // 4. Render once per notification.
-    let rendered: RenderedNotification;
+    // 4. Render once per notification (personalised bulk: once per distinct variable set).
+    let rendered: Renderings;
     try {
-      const { title, body, data } = context.template.render(n.variables ?? {});
-      rendered = { title, body, imageUrl: n.imageUrl ?? undefined, data: stringifyData(data, n.data) };
+      rendered = render(n, context);
     } catch (err) {
       // Never retried: the same variables fail the same way. (The API refuses what it can tell at acceptance.)
       const error = err instanceof TemplateRenderError ? err.message : `The template cannot be rendered: ${(err as Error).message}`;
@@ -205,7 +212,7 @@ export class DeliveryService {
     return { rows: [...planned, ...earlier.rows], held: earlier.held };
   }
 
-  private async send(n: NotificationRow, providers: LoadedProvider[], rendered: RenderedNotification, rows: DeliveryRow[], log: () => Logger) {
+  private async send(n: NotificationRow, providers: LoadedProvider[], rendered: Renderings, rows: DeliveryRow[], log: () => Logger) {
     const gone = rows.filter((r) => !r.deviceToken);
     const writes: Promise<void>[] = gone.map((r) => this.record(n, { kind: 'fail', deliveryId: r.id, providerConfigId: r.providerConfigId, error: 'The device was unregistered before delivery' }));
 
@@ -252,8 +259,8 @@ export class DeliveryService {
    * count as an attempt), then the sends, each answer decided and recorded as it comes in. Resolves
    * with the batch's decisions once all of them are written.
    */
-  private async sendBatch(n: NotificationRow, provider: LoadedProvider, next: LoadedProvider | undefined, batch: Attempt[], rendered: RenderedNotification, device: Map<string, DeliveryRow>): Promise<Decisions> {
-    const all: Decisions = { sent: [], prune: [], failover: [], retry: [], fail: [], providerDown: false };
+  private async sendBatch(n: NotificationRow, provider: LoadedProvider, next: LoadedProvider | undefined, batch: Attempt[], rendered: Renderings, device: Map<string, DeliveryRow>): Promise<Decisions> {
+    const all: Decisions = { sent: [], validated: [], prune: [], failover: [], retry: [], fail: [], providerDown: false };
     const writes: Promise<void>[] = [];
     const { granted, waitMs } = await this.deps.rateLimiter.take(n.projectId, batch.length);
     for (const a of batch.slice(granted)) {
@@ -265,16 +272,17 @@ export class DeliveryService {
       const take = (index: number, result: TokenResult) => {
         if (reported[index]) return;
         reported[index] = true;
-        const d = decide([now[index]], [result], Boolean(next), this.deps.policy);
+        const d = decide([now[index]], [result], Boolean(next), this.deps.policy, n.dryRun);
         merge(all, d);
         writes.push(...toOutcomes(d, provider, next, device).map((o) => this.record(n, o)));
       };
       const messages = now.map((a) => {
         const row = device.get(a.deliveryId)!;
-        return toPushMessage(rendered, row.deviceToken!, row.platform ?? 'android');
+        return toPushMessage(rendered(row.userId), row.deviceToken!, row.platform ?? 'android');
       });
       const started = process.hrtime.bigint();
-      const results = await this.deps.client(provider).send(messages, take);
+      // A dry run: FCM validates each message (validate_only) and delivers none.
+      const results = await this.deps.client(provider).send(messages, take, { validateOnly: n.dryRun });
       this.deps.observe?.batch?.(provider.provider, now.length, Number(process.hrtime.bigint() - started) / 1e9);
       // A provider may answer a whole batch at once (it could not get an access token): only in the array.
       results.forEach((r, i) => take(i, r));
@@ -307,6 +315,7 @@ export class DeliveryService {
 
 function merge(into: Decisions, d: Decisions) {
   into.sent.push(...d.sent);
+  into.validated.push(...d.validated);
   into.prune.push(...d.prune);
   into.failover.push(...d.failover);
   into.retry.push(...d.retry);
@@ -318,9 +327,35 @@ function merge(into: Decisions, d: Decisions) {
 function toOutcomes(d: Decisions, provider: LoadedProvider, next: LoadedProvider | undefined, device: Map<string, DeliveryRow>): Outcome[] {
   return [
     ...d.sent.map((s): Outcome => ({ kind: 'sent', deliveryId: s.deliveryId, providerConfigId: provider.id, providerMessageId: s.providerMessageId })),
+    ...d.validated.map((v): Outcome => ({ kind: 'validated', deliveryId: v.deliveryId, providerConfigId: provider.id })),
     ...d.prune.map((p): Outcome => ({ kind: 'prune', deliveryId: p.deliveryId, providerConfigId: provider.id, deviceId: device.get(p.deliveryId)?.deviceId ?? p.deviceId, error: p.error })),
     ...d.failover.map((f): Outcome => ({ kind: 'failover', deliveryId: f.deliveryId, providerConfigId: next!.id, error: f.error })),
     ...d.retry.map((r): Outcome => ({ kind: 'retry', deliveryId: r.deliveryId, providerConfigId: provider.id, attempts: r.attempts, delayMs: r.delayMs, error: r.error })),
     ...d.fail.map((f): Outcome => ({ kind: 'fail', deliveryId: f.deliveryId, providerConfigId: provider.id, error: f.error })),
   ];
+}
+
+/**
+ * The messages' content: the template rendered with the notification's variables, its data overlaid
+ * by the send's, and the template's default options overlaid by the send's. A personalised bulk
+ * renders once per distinct variable set (a recipient's own variables merged over the shared ones).
+ */
+function render(n: NotificationRow, context: { template: CompiledTemplate; templateOptions: PushOptions }): Renderings {
+  const shared = n.variables ?? {};
+  const options = mergePushOptions(context.templateOptions, readPushOptions(n.options));
+  const one = (variables: Record<string, unknown>): RenderedNotification => {
+    const { title, body, data } = context.template.render(variables);
+    return { title, body, imageUrl: n.imageUrl ?? undefined, data: stringifyData(data, n.data), options, dataOnly: n.dataOnly };
+  };
+  const common = one(shared);
+  const byVariables = new Map<string, RenderedNotification>();
+  const byUser = new Map<string, RenderedNotification>();
+  for (const [userId, own] of Object.entries(n.recipientVariables ?? {})) {
+    const merged = { ...shared, ...own };
+    const key = JSON.stringify(merged);
+    let rendered = byVariables.get(key);
+    if (!rendered) byVariables.set(key, (rendered = one(merged)));
+    byUser.set(userId, rendered);
+  }
+  return (userId) => byUser.get(userId) ?? common;
 }

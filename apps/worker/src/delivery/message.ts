@@ -1,23 +1,16 @@
+import type { PushOptions } from '@herald/core';
 import type { PushMessage } from '@herald/providers';
 
-/** FCM data values must be strings: strings stay as they are, anything else is JSON-encoded. */
-export function stringifyData(...layers: (Record<string, unknown> | null | undefined)[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const layer of layers) {
-    if (!layer) continue;
-    for (const [key, value] of Object.entries(layer)) {
-      if (value === undefined) continue;
-      out[key] = typeof value === 'string' ? value : JSON.stringify(value);
-    }
-  }
-  return out;
-}
+export { stringifyData } from '@herald/core';
 
 export interface RenderedNotification {
   title: string;
   body: string;
   imageUrl?: string;
   data: Record<string, string>;
+  /** The template's default options overlaid by the send's. */
+  options?: PushOptions;
+  dataOnly?: boolean;
 }
 
 export function toPushMessage(n: RenderedNotification, token: string, platform: string): PushMessage {
@@ -28,5 +21,7 @@ export function toPushMessage(n: RenderedNotification, token: string, platform: 
     ...(n.imageUrl ? { imageUrl: n.imageUrl } : {}),
     ...(Object.keys(n.data).length ? { data: n.data } : {}),
     platform: platform === 'ios' || platform === 'web' ? platform : 'android',
+    ...(n.options && Object.keys(n.options).length ? { options: n.options } : {}),
+    ...(n.dataOnly ? { dataOnly: true } : {}),
   };
 }

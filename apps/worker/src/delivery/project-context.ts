@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { projectVersionKey, pushUnavailableReason, type CompiledTemplate, type TemplateSource } from '@herald/core';
+import { projectVersionKey, pushUnavailableReason, readPushOptions, type CompiledTemplate, type PushOptions, type TemplateSource } from '@herald/core';
 import type { LoadedProvider } from '@herald/db';
 import { GroupCommit } from './group-commit';
 import type { DeliveryRepository } from './repository';
@@ -17,6 +17,8 @@ export type ProjectContext =
   | {
       providers: LoadedProvider[];
       template: CompiledTemplate;
+      /** The template's default options. */
+      templateOptions: PushOptions;
     };
 
 export interface ProjectContextSources {
@@ -29,12 +31,14 @@ export interface ProjectContextSources {
   now?: () => number;
 }
 
+type TemplateEntry = { error: string } | { template: CompiledTemplate; templateOptions: PushOptions };
+
 interface Snapshot {
   version: string | null;
   loadedAt: number;
   /** Push config and providers: the reason the project cannot deliver, or its providers. */
   providers: Promise<{ error: string } | { providers: LoadedProvider[] }>;
-  templates: Map<string, Promise<{ error: string } | { template: CompiledTemplate }>>;
+  templates: Map<string, Promise<TemplateEntry>>;
 }
 
 /**
@@ -60,7 +64,7 @@ export class ProjectContexts {
     const [providers, template] = await Promise.all([snapshot.providers, this.template(snapshot, projectId, templateId)]);
     if ('error' in template) return template;
     if ('error' in providers) return providers;
-    return { providers: providers.providers, template: template.template };
+    return { providers: providers.providers, template: template.template, templateOptions: template.templateOptions };
   }
 
   private async snapshot(projectId: string): Promise<Snapshot> {
@@ -93,14 +97,14 @@ export class ProjectContexts {
     return snapshot;
   }
 
-  private template(snapshot: Snapshot, projectId: string, templateId: string): Promise<{ error: string } | { template: CompiledTemplate }> {
+  private template(snapshot: Snapshot, projectId: string, templateId: string): Promise<TemplateEntry> {
     let entry = snapshot.templates.get(templateId);
     if (!entry) {
       if (snapshot.templates.size >= MAX_TEMPLATES) snapshot.templates.clear();
-      entry = this.sources.repository.template(projectId, templateId).then((row) => {
+      entry = this.sources.repository.template(projectId, templateId).then((row): TemplateEntry => {
         if (!row) return { error: 'The template was deleted before delivery' };
         try {
-          return { template: this.sources.compile({ id: row.id, updatedAt: row.updatedAt, title: row.title, body: row.body, data: row.data }) };
+          return { template: this.sources.compile({ id: row.id, updatedAt: row.updatedAt, title: row.title, body: row.body, data: row.data }), templateOptions: readPushOptions(row.options) };
         } catch (err) {
           return { error: `The template cannot be rendered: ${(err as Error).message}` };
         }

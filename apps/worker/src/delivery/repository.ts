@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import type { PushOptions } from '@herald/core';
 import { sqlState } from '@herald/db';
 
 /**
@@ -18,12 +19,20 @@ export interface NotificationRow {
   imageUrl: string | null;
   status: string;
   recipients: number;
+  /** The send's own options (the template's defaults are merged under them). */
+  options: PushOptions | null;
+  dataOnly: boolean;
+  dryRun: boolean;
+  /** Personalised bulk: each recipient's variables by user id, merged over `variables`. */
+  recipientVariables: Record<string, Record<string, unknown>> | null;
 }
 
 /** A pending delivery this job holds, with its device (null when the device is gone). */
 export interface DeliveryRow {
   id: string;
   notificationId: string;
+  /** The customer's user the device belongs to (personalised bulk renders per user). */
+  userId: string;
   deviceId: string | null;
   attempts: number;
   providerConfigId: string | null;
@@ -33,13 +42,15 @@ export interface DeliveryRow {
 
 /**
  * What became of one pending delivery:
- * - `sent`, `fail`, `prune` (failed and its device deleted): final;
+ * - `sent`, `validated` (a dry run's), `fail`, `prune` (failed and its device deleted): final;
  * - `retry`: pending again after `delayMs`, with `attempts` on `providerConfigId`, left to a retry job;
  * - `failover`: pending on the next provider (`providerConfigId`) with a fresh attempt count, still
  *   held by the job that moves on to that provider.
  */
 export type Outcome =
   | { kind: 'sent'; deliveryId: string; providerConfigId: string; providerMessageId: string }
+  /** A dry run's message that FCM validated: final, and counted with the sent ones. */
+  | { kind: 'validated'; deliveryId: string; providerConfigId: string }
   | { kind: 'fail'; deliveryId: string; providerConfigId: string | null; error: string }
   | { kind: 'prune'; deliveryId: string; providerConfigId: string; deviceId: string; error: string }
   | { kind: 'retry'; deliveryId: string; providerConfigId: string; attempts: number; delayMs: number; error: string }
@@ -74,7 +85,8 @@ export class DeliveryRepository {
   /** The notifications (those that exist). */
   async load(ids: readonly string[]): Promise<NotificationRow[]> {
     const { rows } = await this.query<NotificationRow>('herald_load',
-      `SELECT "id", "projectId", "templateId", "variables", "data", "imageUrl", "status"::text AS "status", cardinality("userIds") AS "recipients"
+      `SELECT "id", "projectId", "templateId", "variables", "data", "imageUrl", "status"::text AS "status", cardinality("userIds") AS "recipients",
+         "options", "dataOnly", "dryRun", "recipientVariables"
        FROM "Notification" WHERE "id" = ANY($1::uuid[])`,
       [ids],
     );
@@ -90,7 +102,7 @@ export class DeliveryRepository {
    * Returns the rows created, with their device, and the notifications that finished.
    */
   async plan(items: readonly { notificationId: string; claimant: string }[]): Promise<{ rows: DeliveryRow[]; finished: Finished[] }> {
-    const { rows } = await this.write<{ kind: string; id: string; notificationId: string; deviceId: string | null; deviceToken: string | null; platform: string | null; projectId: string | null; status: string | null }>('herald_plan',
+    const { rows } = await this.write<{ kind: string; id: string; notificationId: string; userId: string | null; deviceId: string | null; deviceToken: string | null; platform: string | null; projectId: string | null; status: string | null }>('herald_plan',
       `WITH input AS (
          SELECT * FROM unnest($1::uuid[], $2::text[]) AS i("id", "claimant")
        ), target AS (
@@ -103,7 +115,7 @@ export class DeliveryRepository {
          SELECT gen_random_uuid(), us."id", dv."userId", dv."id", dv."platform", 'pending', us."claimant", now() + ($3 * interval '1 millisecond'), now(), now()
          FROM users us JOIN "Device" dv ON dv."projectId" = us."projectId" AND dv."userId" = us."userId"
          ON CONFLICT DO NOTHING
-         RETURNING "id", "notificationId", "deviceId"
+         RETURNING "id", "notificationId", "userId", "deviceId"
        ), nobody AS (
          INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "createdAt", "updatedAt")
          SELECT gen_random_uuid(), us."id", us."userId", NULL, NULL, 'no_devices', now(), now()
@@ -122,15 +134,15 @@ export class DeliveryRepository {
          FROM counted c WHERE n."id" = c."id" AND n."status" IN ('queued', 'processing')
          RETURNING n."id", n."projectId", n."status"::text AS "status"
        )
-       SELECT 'row' AS "kind", a."id", a."notificationId", a."deviceId", dv."deviceToken", dv."platform", NULL AS "projectId", NULL AS "status"
+       SELECT 'row' AS "kind", a."id", a."notificationId", a."userId", a."deviceId", dv."deviceToken", dv."platform", NULL AS "projectId", NULL AS "status"
        FROM added a JOIN "Device" dv ON dv."id" = a."deviceId"
        UNION ALL
-       SELECT 'finished', p."id", p."id", NULL, NULL, NULL, p."projectId", p."status" FROM planned p WHERE p."status" <> 'processing'`,
+       SELECT 'finished', p."id", p."id", NULL, NULL, NULL, NULL, p."projectId", p."status" FROM planned p WHERE p."status" <> 'processing'`,
       [items.map((i) => i.notificationId), items.map((i) => i.claimant), this.claimMs],
     );
     const out: { rows: DeliveryRow[]; finished: Finished[] } = { rows: [], finished: [] };
     for (const r of rows) {
-      if (r.kind === 'row') out.rows.push({ id: r.id, notificationId: r.notificationId, deviceId: r.deviceId, attempts: 0, providerConfigId: null, deviceToken: r.deviceToken, platform: r.platform });
+      if (r.kind === 'row') out.rows.push({ id: r.id, notificationId: r.notificationId, userId: r.userId!, deviceId: r.deviceId, attempts: 0, providerConfigId: null, deviceToken: r.deviceToken, platform: r.platform });
       else out.finished.push({ notificationId: r.id, projectId: r.projectId!, status: r.status as FinalStatus });
     }
     return out;
@@ -151,11 +163,11 @@ export class DeliveryRepository {
          FROM v
          WHERE d."id" = v."id" AND d."status" = 'pending'
            AND (d."claimedUntil" IS NULL OR d."claimedUntil" < now() OR d."claimedBy" = v."claimant")
-         RETURNING d."id", d."notificationId", d."deviceId", d."attempts", d."providerConfigId"
+         RETURNING d."id", d."notificationId", d."userId", d."deviceId", d."attempts", d."providerConfigId"
        )
        SELECT t.*, dv."deviceToken", dv."platform", false AS "held" FROM taken t LEFT JOIN "Device" dv ON dv."id" = t."deviceId"
        UNION ALL
-       SELECT d."id", d."notificationId", NULL, NULL, NULL, NULL, NULL, true FROM v JOIN "Delivery" d ON d."id" = v."id"
+       SELECT d."id", d."notificationId", NULL, NULL, NULL, NULL, NULL, NULL, true FROM v JOIN "Delivery" d ON d."id" = v."id"
        WHERE d."status" = 'pending' AND NOT EXISTS (SELECT 1 FROM taken t WHERE t."id" = d."id")`,
       [items.map((i) => i.deliveryId), items.map((i) => i.claimant), this.claimMs],
     );
@@ -209,7 +221,7 @@ export class DeliveryRepository {
       v.kind.push(o.kind);
       v.provider.push(o.providerConfigId);
       v.mid.push(o.kind === 'sent' ? o.providerMessageId : null);
-      v.err.push(o.kind === 'sent' ? null : o.error);
+      v.err.push(o.kind === 'sent' || o.kind === 'validated' ? null : o.error);
       v.attempts.push(o.kind === 'retry' ? o.attempts : null);
       v.delay.push(o.kind === 'retry' ? o.delayMs : null);
       v.device.push(o.kind === 'prune' ? o.deviceId : null);
@@ -220,7 +232,7 @@ export class DeliveryRepository {
            AS v("id", "kind", "provider", "mid", "err", "attempts", "delay", "device")
        ), written AS (
          UPDATE "Delivery" d SET
-           "status" = (CASE v."kind" WHEN 'sent' THEN 'sent' WHEN 'fail' THEN 'failed' WHEN 'prune' THEN 'failed' ELSE 'pending' END)::"DeliveryStatus",
+           "status" = (CASE v."kind" WHEN 'sent' THEN 'sent' WHEN 'validated' THEN 'validated' WHEN 'fail' THEN 'failed' WHEN 'prune' THEN 'failed' ELSE 'pending' END)::"DeliveryStatus",
            "providerConfigId" = v."provider",
            "providerMessageId" = v."mid",
            "error" = v."err",
@@ -236,7 +248,8 @@ export class DeliveryRepository {
          DELETE FROM "Device" WHERE "id" IN (SELECT "device" FROM written WHERE "kind" = 'prune')
        ), counts AS (
          SELECT "notificationId" AS "id",
-           count(*) FILTER (WHERE "kind" = 'sent')::int AS "sent",
+           -- A dry run's validated messages count as sent, so that its final status reads as a send's.
+           count(*) FILTER (WHERE "kind" IN ('sent', 'validated'))::int AS "sent",
            count(*) FILTER (WHERE "kind" IN ('fail', 'prune'))::int AS "failed",
            count(*) FILTER (WHERE "kind" = 'prune')::int AS "pruned"
          FROM written GROUP BY 1
@@ -265,10 +278,15 @@ export class DeliveryRepository {
     return out;
   }
 
-  /** Notifications still `queued` long after acceptance: their job may have been lost. */
+  /**
+   * Notifications still `queued` long after acceptance, or still `scheduled` long after their
+   * `sendAt`: their job may have been lost.
+   */
   async staleQueued(olderThanMs: number, limit: number): Promise<{ id: string; requeues: number }[]> {
     const { rows } = await this.query<{ id: string; requeues: number }>('herald_staleQueued',
-      `SELECT "id", "requeues" FROM "Notification" WHERE "status" = 'queued' AND "createdAt" < now() - ($1 * interval '1 millisecond')
+      `SELECT "id", "requeues" FROM "Notification"
+       WHERE ("status" = 'queued' AND "createdAt" < now() - ($1 * interval '1 millisecond'))
+          OR ("status" = 'scheduled' AND "sendAt" < now() - ($1 * interval '1 millisecond'))
        ORDER BY "createdAt" LIMIT $2`,
       [olderThanMs, limit],
     );
@@ -335,9 +353,26 @@ export class DeliveryRepository {
   }
 
   /** A template of the project, or null. */
-  async template(projectId: string, templateId: string): Promise<{ id: string; updatedAt: Date; title: string; body: string; data: unknown } | null> {
-    const { rows } = await this.query<{ id: string; updatedAt: Date; title: string; body: string; data: unknown }>('herald_template', `SELECT "id", "updatedAt", "title", "body", "data" FROM "PushTemplate" WHERE "id" = $1::uuid AND "projectId" = $2::uuid`, [templateId, projectId]);
+  async template(projectId: string, templateId: string): Promise<{ id: string; updatedAt: Date; title: string; body: string; data: unknown; options: unknown } | null> {
+    const { rows } = await this.query<{ id: string; updatedAt: Date; title: string; body: string; data: unknown; options: unknown }>(
+      'herald_template',
+      `SELECT "id", "updatedAt", "title", "body", "data", "options" FROM "PushTemplate" WHERE "id" = $1::uuid AND "projectId" = $2::uuid`,
+      [templateId, projectId],
+    );
     return rows[0] ?? null;
+  }
+
+  /**
+   * A scheduled notification whose time has come starts like a queued one; a cancel racing it loses,
+   * or wins and this answers false (one conditional update each, so never both).
+   */
+  async start(notificationId: string): Promise<boolean> {
+    const { rows } = await this.query<{ id: string }>(
+      'herald_start',
+      `UPDATE "Notification" SET "status" = 'queued', "updatedAt" = now() WHERE "id" = $1::uuid AND "status" = 'scheduled' RETURNING "id"`,
+      [notificationId],
+    );
+    return rows.length > 0;
   }
 
   /** The project's push config's `enabled`, or null without a push config. */
