@@ -1,6 +1,6 @@
-import { expectError, PASSWORD, startApi, uniqueEmail, type Harness, type Session } from '../../../../../test/harness';
+import { inviteSteps } from './__tests__/invite-steps';
+import { expectError, PASSWORD, startApi, uniqueEmail, type Harness } from '../../../../../test/harness';
 import { addMember, createProject } from '../../../../../test/fixtures';
-import { tokenFromMail, type CapturedMail } from '../../../../../test/smtp';
 
 /** Invites: what the endpoints refuse, and with which status and message. */
 
@@ -10,34 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const ACCEPT_URL = 'http://herald.test/accept-invite';
-
-/** The `n`-th mail (from 1) to `email`, waiting up to 5 s for it. */
-async function nthMail(email: string, n: number): Promise<CapturedMail> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const mails = h.smtp.mails.filter((m) => m.to.includes(email.toLowerCase()));
-    if (mails.length >= n) return mails[n - 1];
-    if (Date.now() > deadline) throw new Error(`mail #${n} to ${email} did not arrive`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function adminWithProject() {
-  const admin = await h.user();
-  const project = await createProject(h, admin);
-  return { admin, project };
-}
-
-/** Invites `email` as `admin` and returns the invite and the token from its mail. */
-async function invite(admin: Session, projectId: string, email: string, role?: 'team_member' | 'project_admin') {
-  const res = await h.post('/projects/invite', { token: admin.accessToken, body: { email, projectId, ...(role ? { role } : {}) } });
-  if (res.status !== 201) throw new Error(`invite failed: ${res.status} ${res.text}`);
-  const mail = await nthMail(email, 1);
-  return { invite: res.body, token: tokenFromMail(mail, ACCEPT_URL), mail };
-}
-
-const accept = (body: Record<string, unknown>) => h.post('/projects/accept-invite', { body });
+const { adminWithProject, invite, accept } = inviteSteps(() => h);
 
 describe('accept errors', () => {
   it('an unknown token is 400', async () => {

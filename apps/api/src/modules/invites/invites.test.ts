@@ -1,7 +1,8 @@
 import { hashSecret } from '@herald/core';
-import { expectError, PASSWORD, startApi, uniqueEmail, type Harness, type Session } from '../../../../../test/harness';
+import { ACCEPT_URL, inviteSteps } from './__tests__/invite-steps';
+import { expectError, PASSWORD, startApi, uniqueEmail, type Harness } from '../../../../../test/harness';
 import { createProject } from '../../../../../test/fixtures';
-import { tokenFromMail, type CapturedMail } from '../../../../../test/smtp';
+import { tokenFromMail } from '../../../../../test/smtp';
 
 /**
  * Invites: what the endpoints do when used as intended. Refusals are in
@@ -16,36 +17,9 @@ afterAll(() => h.close());
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-const ACCEPT_URL = 'http://herald.test/accept-invite';
-
 const DAY = 24 * 60 * 60 * 1000;
 
-/** The `n`-th mail (from 1) to `email`, waiting up to 5 s for it. */
-async function nthMail(email: string, n: number): Promise<CapturedMail> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const mails = h.smtp.mails.filter((m) => m.to.includes(email.toLowerCase()));
-    if (mails.length >= n) return mails[n - 1];
-    if (Date.now() > deadline) throw new Error(`mail #${n} to ${email} did not arrive`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function adminWithProject() {
-  const admin = await h.user();
-  const project = await createProject(h, admin);
-  return { admin, project };
-}
-
-/** Invites `email` as `admin` and returns the invite and the token from its mail. */
-async function invite(admin: Session, projectId: string, email: string, role?: 'team_member' | 'project_admin') {
-  const res = await h.post('/projects/invite', { token: admin.accessToken, body: { email, projectId, ...(role ? { role } : {}) } });
-  if (res.status !== 201) throw new Error(`invite failed: ${res.status} ${res.text}`);
-  const mail = await nthMail(email, 1);
-  return { invite: res.body, token: tokenFromMail(mail, ACCEPT_URL), mail };
-}
-
-const accept = (body: Record<string, unknown>) => h.post('/projects/accept-invite', { body });
+const { nthMail, adminWithProject, invite, accept } = inviteSteps(() => h);
 
 describe('invite round trip through real SMTP', () => {
   it('invite → mail → accept creates the account → sign in → member of the project', async () => {
