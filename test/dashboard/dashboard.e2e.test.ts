@@ -115,7 +115,10 @@ describe('dashboard in a real browser', () => {
     expect(second.status).toBe(201);
     await page.reload();
     await page.getByRole('button', { name: 'Move Backup account up' }).click();
+    // The arrows are disabled while the change is saved; the first provider's "up" stays disabled for
+    // good. Done when the other one's "up" is enabled again: saved, and the list reloaded in its new order.
     await page.getByRole('button', { name: 'Move Backup account up' }).and(page.locator(':disabled')).waitFor();
+    await page.getByRole('button', { name: `Move FCM ${account.projectId} up` }).and(page.locator(':enabled')).waitFor();
     const order = await p.h.get('/push-config/providers', { token: tokens.accessToken, query: { projectId } });
     expect(order.body.map((x: { name: string; priority: number }) => [x.name, x.priority])).toEqual([['Backup account', 1], [`FCM ${account.projectId}`, 2]]);
 
