@@ -1,6 +1,8 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { parseServiceAccount } from './service-account';
 
-const PEM = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n';
+/** A key made for this run: no private-key text is tracked. */
+const PEM = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const file = {
   type: 'service_account',
   project_id: 'my-app-123',

@@ -35,7 +35,7 @@ export function parseServiceAccount(text: string): ServiceAccountResult {
   // A key pasted through a shell or an env file sometimes arrives with its newlines escaped.
   const privateKey = (file.private_key as string).replace(/\\n/g, '\n').trim() + '\n';
   if (!/-----BEGIN (RSA )?PRIVATE KEY-----[\s\S]+-----END (RSA )?PRIVATE KEY-----/.test(privateKey)) {
-    return { ok: false, error: 'private_key is not a PEM private key (-----BEGIN PRIVATE KEY----- … -----END PRIVATE KEY-----).' };
+    return { ok: false, error: 'private_key is not a PEM private key: the whole text between its BEGIN and END PRIVATE KEY lines, those lines included.' };
   }
   const config: FcmConfig = { projectId: (file.project_id as string).trim(), clientEmail: (file.client_email as string).trim(), privateKey };
   return { ok: true, config, name: `FCM ${config.projectId}` };
