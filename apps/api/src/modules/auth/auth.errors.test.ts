@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
+import { requestReset } from './__tests__/reset-steps';
 import { hashSecret } from '@herald/core';
 import { expectError, PASSWORD, startApi, uniqueEmail, type Harness } from '../../../../../test/harness';
-import { tokenFromMail } from '../../../../../test/smtp';
 
 /** Accounts and sessions: what the endpoints refuse, and with which status and message. */
 
@@ -78,17 +78,9 @@ describe('refresh', () => {
 });
 
 describe('password reset', () => {
-  async function requestReset(email: string) {
-    const res = await h.post('/auth/request-password-reset', { body: { email } });
-    expect(res.status).toBe(200);
-    const mail = await h.smtp.waitFor(email, /reset/i);
-    expect(mail.html).toContain('http://herald.test/reset-password?token=');
-    return tokenFromMail(mail, 'http://herald.test/reset-password');
-  }
-
   it('refuses an expired token and an unknown token with 400', async () => {
     const u = await h.signup();
-    const token = await requestReset(u.email);
+    const token = await requestReset(h, u.email);
     await h.db.passwordResetToken.updateMany({ where: { tokenHash: hashSecret(token) }, data: { expiresAt: new Date(Date.now() - 1) } });
     expectError(await h.post('/auth/reset-password', { body: { token, newPassword: 'a brand new password' } }), 400);
     expectError(await h.post('/auth/reset-password', { body: { token: 'unknown', newPassword: 'a brand new password' } }), 400);
@@ -96,7 +88,7 @@ describe('password reset', () => {
 
   it('refuses a weak new password', async () => {
     const u = await h.signup();
-    const token = await requestReset(u.email);
+    const token = await requestReset(h, u.email);
     expectError(await h.post('/auth/reset-password', { body: { token, newPassword: 'short' } }), 400);
   });
 });

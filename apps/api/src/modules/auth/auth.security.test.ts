@@ -1,6 +1,5 @@
 import { hashSecret } from '@herald/core';
 import { expectError, PASSWORD, startApi, uniqueEmail, type Harness } from '../../../../../test/harness';
-import { tokenFromMail } from '../../../../../test/smtp';
 
 /** Accounts and sessions: credentials, roles and tenancy: who may do what, and what never leaks. */
 
@@ -43,14 +42,6 @@ describe('refresh', () => {
 });
 
 describe('password reset', () => {
-  async function requestReset(email: string) {
-    const res = await h.post('/auth/request-password-reset', { body: { email } });
-    expect(res.status).toBe(200);
-    const mail = await h.smtp.waitFor(email, /reset/i);
-    expect(mail.html).toContain('http://herald.test/reset-password?token=');
-    return tokenFromMail(mail, 'http://herald.test/reset-password');
-  }
-
   it('answers the same for an unknown email and sends nothing', async () => {
     const known = await h.signup();
     const a = await h.post('/auth/request-password-reset', { body: { email: known.email } });

@@ -1,5 +1,5 @@
+import { requestReset } from './__tests__/reset-steps';
 import { expectError, PASSWORD, startApi, uniqueEmail, type Harness } from '../../../../../test/harness';
-import { tokenFromMail } from '../../../../../test/smtp';
 
 /**
  * Accounts and sessions: what the endpoints do when used as intended. Refusals are in
@@ -75,17 +75,9 @@ describe('refresh', () => {
 });
 
 describe('password reset', () => {
-  async function requestReset(email: string) {
-    const res = await h.post('/auth/request-password-reset', { body: { email } });
-    expect(res.status).toBe(200);
-    const mail = await h.smtp.waitFor(email, /reset/i);
-    expect(mail.html).toContain('http://herald.test/reset-password?token=');
-    return tokenFromMail(mail, 'http://herald.test/reset-password');
-  }
-
   it('mails a single-use token that sets a new password and ends all sessions', async () => {
     const u = await h.user();
-    const token = await requestReset(u.email);
+    const token = await requestReset(h, u.email);
     expect(await h.db.passwordResetToken.count({ where: { tokenHash: token } })).toBe(0);
 
     const res = await h.post('/auth/reset-password', { body: { token, newPassword: 'a brand new password' } });

@@ -1,3 +1,4 @@
+import { deviceSteps } from './__tests__/device-steps';
 import { expectError, startApi, unique, type Harness } from '../../../../../test/harness';
 import { createApiKey, tenant, type Tenant } from '../../../../../test/fixtures';
 
@@ -12,10 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const register = (body: Record<string, unknown>, auth: { apiKey?: string; token?: string; projectId?: string }) =>
-  h.post('/push/register-device', { apiKey: auth.apiKey, token: auth.token, query: auth.projectId ? { projectId: auth.projectId } : undefined, body });
-
-const device = (overrides: Record<string, unknown> = {}) => ({ userId: unique('cust'), deviceToken: unique('tok'), provider: 'fcm', platform: 'android', ...overrides });
+const { register, device } = deviceSteps(() => h);
 
 describe('register-device', () => {
   it('with a JWT, projectId is required', async () => {

@@ -1,4 +1,5 @@
-import { expectError, startApi, unique, type Harness } from '../../../../../test/harness';
+import { deviceSteps } from './__tests__/device-steps';
+import { expectError, startApi, type Harness } from '../../../../../test/harness';
 import { createApiKey, tenant, type Tenant } from '../../../../../test/fixtures';
 
 /** Devices: credentials, roles and tenancy: who may do what, and what never leaks. */
@@ -12,10 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const register = (body: Record<string, unknown>, auth: { apiKey?: string; token?: string; projectId?: string }) =>
-  h.post('/push/register-device', { apiKey: auth.apiKey, token: auth.token, query: auth.projectId ? { projectId: auth.projectId } : undefined, body });
-
-const device = (overrides: Record<string, unknown> = {}) => ({ userId: unique('cust'), deviceToken: unique('tok'), provider: 'fcm', platform: 'android', ...overrides });
+const { register, device } = deviceSteps(() => h);
 
 describe('register-device', () => {
   it("with a key, another project's id in the query is refused with 403", async () => {

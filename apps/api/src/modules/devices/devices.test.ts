@@ -1,3 +1,4 @@
+import { deviceSteps } from './__tests__/device-steps';
 import { startApi, unique, type Harness } from '../../../../../test/harness';
 import { addMember, tenant, type Tenant } from '../../../../../test/fixtures';
 
@@ -15,10 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const register = (body: Record<string, unknown>, auth: { apiKey?: string; token?: string; projectId?: string }) =>
-  h.post('/push/register-device', { apiKey: auth.apiKey, token: auth.token, query: auth.projectId ? { projectId: auth.projectId } : undefined, body });
-
-const device = (overrides: Record<string, unknown> = {}) => ({ userId: unique('cust'), deviceToken: unique('tok'), provider: 'fcm', platform: 'android', ...overrides });
+const { register, device } = deviceSteps(() => h);
 
 describe('register-device', () => {
   it('creates with 201, then answers 200 for the same token (idempotent)', async () => {
