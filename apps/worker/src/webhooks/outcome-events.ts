@@ -1,6 +1,9 @@
 import type { Logger } from 'pino';
-import { notificationEvent, tokenRemovedEvent, type Db, type WebhookEvents } from '@herald/db';
+import { notificationEvent, sqlPool, tokenRemovedEvent, type Db, type WebhookEvents } from '@herald/db';
 import type { DeliveryObserver } from '../delivery/delivery.service';
+import { GroupCommit } from '../delivery/group-commit';
+
+const NONE: ReadonlySet<string> = new Set();
 
 /**
  * What the delivery path tells webhooks: a notification reached its final status, or a dead token was
@@ -9,12 +12,34 @@ import type { DeliveryObserver } from '../delivery/delivery.service';
  */
 export class OutcomeEvents {
   private readonly inFlight = new Set<Promise<void>>();
+  /**
+   * The event types each project's enabled endpoints subscribe to, read for every project whose
+   * notifications finish together in one query: a stream of one-user sends pays one read per
+   * batch, not one per notification.
+   */
+  private readonly subscriptions: GroupCommit<string, ReadonlySet<string>>;
 
   constructor(
     private readonly db: Db,
     private readonly events: WebhookEvents,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.subscriptions = new GroupCommit(async (projectIds) => {
+      // Through node-postgres: Prisma's own work per query costs more than this indexed read.
+      const { rows: endpoints } = await sqlPool(db).query<{ projectId: string; events: string[] }>({
+        name: 'herald_webhookSubscriptions',
+        text: `SELECT "projectId", "events" FROM "WebhookEndpoint" WHERE "projectId" = ANY($1::uuid[]) AND "enabled"`,
+        values: [[...new Set(projectIds)]],
+      });
+      const types = new Map<string, Set<string>>();
+      for (const e of endpoints) {
+        const set = types.get(e.projectId) ?? new Set<string>();
+        e.events.forEach((t) => set.add(t));
+        types.set(e.projectId, set);
+      }
+      return projectIds.map((id) => types.get(id) ?? NONE);
+    });
+  }
 
   /** Delivery's observer: each event starts an emission without waiting on it. Never throws. */
   observer(): DeliveryObserver {
@@ -36,13 +61,12 @@ export class OutcomeEvents {
 
   /**
    * `notification.<status>`, once per notification (emitting it again is a no-op). With the project
-   * and status known, a project without a subscribed endpoint costs one indexed read.
+   * and status known, a project without a subscribed endpoint costs a share of one batched read.
    */
   async notificationFinished(notificationId: string, known?: { projectId: string; status: string }): Promise<void> {
     try {
       if (known) {
-        const subscribed = await this.db.webhookEndpoint.count({ where: { projectId: known.projectId, enabled: true, events: { has: `notification.${known.status}` } } });
-        if (!subscribed) return;
+        if (!(await this.subscriptions.submit(known.projectId)).has(`notification.${known.status}`)) return;
       }
       const n = await this.db.notification.findUnique({ where: { id: notificationId } });
       if (n) await this.events.emit(n.projectId, [notificationEvent(n)]);

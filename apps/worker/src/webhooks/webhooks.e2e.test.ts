@@ -238,6 +238,44 @@ describe('notification events', () => {
   });
 });
 
+describe('projects finishing together', () => {
+  it('notifications of several projects that finish in the same moment each reach only their own subscribed endpoints', async () => {
+    // The worker reads every finishing project's subscriptions in one query: stopped while the sends
+    // are accepted, it then finishes them together.
+    await Promise.all(p.workers.splice(0).map((w) => w.stop()));
+    const [a, b, c] = await Promise.all([p.project(), p.project(), p.project()]);
+    const pathA = `/${unique('a')}`;
+    const pathB = `/${unique('b')}`;
+    await endpoint(a, pathA, ['notification.completed']);
+    await endpoint(b, pathB, ['notification.failed']);
+    const sends: { key: string; id: string }[] = [];
+    for (const t of [a, b, c]) {
+      const userId = unique('cust');
+      await p.registerDevices(t.apiKey.key, [{ userId, deviceToken: unique('ok'), platform: 'android' }]);
+      for (const to of [userId, unique('nobody')]) {
+        const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId: to, templateId: t.templateId, variables: { name: 'a', count: 1 } } });
+        expect(res.status).toBe(202);
+        sends.push({ key: t.apiKey.key, id: res.body.notificationId });
+      }
+    }
+    await p.startWorker();
+    const final = await Promise.all(sends.map((s) => p.waitForNotification(s.key, s.id)));
+    expect(final.map((n) => n.status)).toEqual(['completed', 'failed', 'completed', 'failed', 'completed', 'failed']);
+
+    const [toA] = await r.waitFor(pathA, 1);
+    const [toB] = await r.waitFor(pathB, 1);
+    expect(JSON.parse(toA.body)).toMatchObject({ type: 'notification.completed', data: { notification: { id: sends[0].id } } });
+    expect(JSON.parse(toB.body)).toMatchObject({ type: 'notification.failed', data: { notification: { id: sends[3].id } } });
+    // Nothing else was recorded: not B's completed one, nothing for A's failed one or for C.
+    await new Promise((res) => setTimeout(res, 500));
+    expect(r.at(pathA)).toHaveLength(1);
+    expect(r.at(pathB)).toHaveLength(1);
+    const events = await p.h.db.webhookEvent.findMany({ where: { projectId: { in: [a.project.id, b.project.id, c.project.id] } }, select: { projectId: true, type: true } });
+    expect(events).toHaveLength(2);
+    expect(events).toEqual(expect.arrayContaining([{ projectId: a.project.id, type: 'notification.completed' }, { projectId: b.project.id, type: 'notification.failed' }]));
+  });
+});
+
 async function isListening() {
   try {
     await fetch(r.url('/ping'), { method: 'HEAD' });
