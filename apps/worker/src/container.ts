@@ -33,8 +33,21 @@ export interface WorkerContainer {
   webhooks: WebhookDispatcher;
   mailer: Mailer;
   sweeper: Sweeper;
+  /**
+   * Opens the database connections and prepares the queries that delivering a project's first
+   * notification makes, so that it does not pay for them (a few hundred milliseconds: Prisma's
+   * engine loads on its first query). Fails when the database cannot be reached.
+   */
+  warmUp(): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * One-user notifications a worker sends at once, at most: several times what the provider's 100
+ * streams hold, so that they never wait for work; more would only keep state alive longer (garbage
+ * collection then costs more than the sends). Jobs may carry many notifications each.
+ */
+const MAX_NOTIFICATIONS_IN_FLIGHT = 512;
 
 /** Database connections of a worker: its delivery steps each run one statement at a time, a few at once; webhooks use their own share. */
 const DELIVERY_POOL_SIZE = 8;
@@ -108,6 +121,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     policy: { maxAttempts: config.deliveryMaxAttempts, baseDelayMs: config.retryBaseMs, maxDelayMs: 5 * 60_000 },
     batchSize: config.batchSize,
     maxRecipientsInFlight: Math.max(config.batchSize, 4 * 500),
+    maxNotificationsInFlight: MAX_NOTIFICATIONS_IN_FLIGHT,
     claimRenewMs: Math.max(250, Math.floor(config.lockDurationMs / 3)),
     observe,
   });
@@ -126,6 +140,10 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     webhooks,
     mailer,
     sweeper,
+    async warmUp() {
+      const nobody = '00000000-0000-0000-0000-000000000000';
+      await Promise.all([loadProviderCredentials(db, config.encryption, nobody), repository.pushConfigEnabled(nobody), repository.load([nobody])]);
+    },
     async close() {
       delivery.stop();
       await queue.close();

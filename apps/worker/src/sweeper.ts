@@ -38,15 +38,18 @@ export class Sweeper {
   async sweep(): Promise<{ requeued: number; abandoned: number }> {
     const requeued: string[] = [];
     const abandoned: string[] = [];
-    for (const { id, requeues } of await this.repository.staleQueued(STALE_QUEUED_MS, SWEEP_LIMIT)) {
-      const job = await this.queue.getJob(deliverJobId(id));
+    for (const { id, requeues, jobId } of await this.repository.staleQueued(STALE_QUEUED_MS, SWEEP_LIMIT)) {
+      // Its own job, or the one it shares with the sends accepted with it.
+      const job = await this.queue.getJob(jobId ?? deliverJobId(id));
       const state = job ? await job.getState() : undefined;
       if (state && state !== 'failed' && state !== 'completed' && state !== 'unknown') continue;
       if (requeues >= MAX_REQUEUES) {
         abandoned.push(id);
         continue;
       }
-      if (job) await job.remove();
+      // Queued again on a job of its own (a finished shared job stays: it is the others' history too).
+      const own = jobId ? await this.queue.getJob(deliverJobId(id)) : job;
+      if (own) await own.remove();
       await this.queue.add(deliverJob.name, { notificationId: id }, { ...deliverJob.options, jobId: deliverJobId(id) });
       requeued.push(id);
     }

@@ -6,9 +6,18 @@ import { z } from 'zod';
  */
 export const NOTIFICATIONS_QUEUE = 'notifications';
 
+/** Notifications one shared deliver job carries at most. */
+export const MAX_NOTIFICATIONS_PER_JOB = 100;
+
+/**
+ * A notification's delivery: its own job (`{ notificationId }`, id `deliver-<id>`: a scheduled send,
+ * or a send accepted alone), or a job shared by sends accepted together (`{ notificationIds }`, id
+ * `sharedDeliverJobId()`, named in each notification's row) — the worker pays a job's fixed cost once
+ * for all of them.
+ */
 export const deliverJob = {
   name: 'deliver',
-  schema: z.object({ notificationId: z.uuid() }),
+  schema: z.union([z.object({ notificationId: z.uuid() }), z.object({ notificationIds: z.array(z.uuid()).min(1).max(MAX_NOTIFICATIONS_PER_JOB) })]),
   /** BullMQ-level attempts cover crashes and infrastructure errors; per-device retries are `retryJob`s. */
   options: {
     attempts: 8,
@@ -33,8 +42,14 @@ export const retryJob = {
 export type DeliverJobData = z.infer<typeof deliverJob.schema>;
 export type RetryJobData = z.infer<typeof retryJob.schema>;
 
-/** The job id of a notification's deliver job: adding it twice is a no-op while the job exists. */
+/** The job id of a notification's own deliver job: adding it twice is a no-op while the job exists. */
 export const deliverJobId = (notificationId: string) => `deliver-${notificationId}`;
+
+/** A new id for a deliver job shared by several notifications. */
+export const sharedDeliverJobId = () => `deliver-shared-${globalThis.crypto.randomUUID()}`;
+
+/** The notifications a deliver job carries. */
+export const notificationsOf = (data: DeliverJobData): string[] => ('notificationIds' in data ? data.notificationIds : [data.notificationId]);
 
 /**
  * The sweeper's repeatable job (BullMQ job scheduler `sweepJob.schedulerId`): whichever worker takes

@@ -1,4 +1,4 @@
-import { retryJob } from '@herald/core';
+import { deliverJob, retryJob, sharedDeliverJobId } from '@herald/core';
 import { unique } from '../../../../test/harness';
 import { startPipeline, type Pipeline } from '../../../../test/pipeline';
 
@@ -122,3 +122,40 @@ it('a second job for rows another job is sending (a retry queued again during a 
   expect(counts.size).toBe(60);
   expect([...counts.values()].every((c) => c === 1)).toBe(true);
 }, 60_000);
+
+it('a worker killed mid-way through a shared deliver job: its notifications recorded as sent are never sent again, and every one ends final', async () => {
+  // One job carrying 40 one-user notifications (as sends accepted together are queued): 20 to
+  // devices answered at once, 20 to devices answered after 3 s, still in flight at the kill.
+  const t = await p.project();
+  const prefix = unique('shared');
+  const tokens = Array.from({ length: 40 }, (_, u) => (u < 20 ? `${prefix}-fast-${u}` : `slow3000-${prefix}-${u}`));
+  await p.h.db.device.createMany({ data: tokens.map((deviceToken, u) => ({ projectId: t.project.id, provider: 'fcm', platform: 'android', userId: `${prefix}-u${u}`, deviceToken })) });
+  const jobId = sharedDeliverJobId();
+  const ids: string[] = [];
+  for (let u = 0; u < 40; u++) {
+    const n = await p.h.db.notification.create({ data: { projectId: t.project.id, templateId: t.templateId, userIds: [`${prefix}-u${u}`], variables: { name: 'x', count: 1 }, recipients: 1, enqueuedAt: new Date(), jobId } });
+    ids.push(n.id);
+  }
+  await p.h.container.queue.add(deliverJob.name, { notificationIds: ids }, { ...deliverJob.options, jobId });
+  const first = await p.startWorker();
+
+  const sent = () => p.h.db.notification.findMany({ where: { id: { in: ids }, status: 'completed' }, select: { id: true } });
+  const deadline = Date.now() + 20_000;
+  while ((await sent()).length < 20) {
+    if (Date.now() > deadline) throw new Error(`the fast half was not recorded: ${(await sent()).length}\n${first.output.join('')}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await first.stop('SIGKILL');
+  const recorded = new Set((await sent()).map((n) => n.id));
+  expect(recorded.size).toBeLessThan(40);
+
+  await p.startWorker();
+  const final = await Promise.all(ids.map((id) => p.waitForNotification(t.apiKey.key, id, 45_000)));
+  expect(final.map((n) => [n.status, n.stats.sent])).toEqual(ids.map(() => ['completed', 1]));
+  const counts = new Map<string, number>();
+  for (const m of p.emulator.received()) if (m.token!.includes(prefix)) counts.set(m.token!, (counts.get(m.token!) ?? 0) + 1);
+  expect(tokens.every((token) => (counts.get(token) ?? 0) >= 1)).toBe(true);
+  // Recorded before the kill: sent exactly once; the others at most once more (in flight at the kill).
+  expect(ids.filter((id) => recorded.has(id)).map((id) => counts.get(tokens[ids.indexOf(id)]))).toEqual([...recorded].map(() => 1));
+  expect([...counts.values()].every((c) => c <= 2)).toBe(true);
+}, 90_000);

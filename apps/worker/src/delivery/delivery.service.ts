@@ -23,6 +23,8 @@ export interface DeliveryDeps {
   batchSize: number;
   /** Recipients of the notifications being delivered at once, at most (bounds the memory a worker uses). */
   maxRecipientsInFlight: number;
+  /** Notifications being delivered at once, at most: enough to keep every provider stream busy, few enough that their state dies young. */
+  maxNotificationsInFlight: number;
   /** How often the claims of running jobs are extended (well within the repository's claim duration). */
   claimRenewMs: number;
   observe?: DeliveryObserver;
@@ -104,7 +106,7 @@ export class DeliveryService {
 
   constructor(private readonly deps: DeliveryDeps) {
     const { repository } = deps;
-    this.slots = new Slots(deps.maxRecipientsInFlight);
+    this.slots = new Slots(deps.maxRecipientsInFlight, deps.maxNotificationsInFlight);
     this.loads = new GroupCommit(
       async (ids) => {
         const rows = new Map((await repository.load(ids)).map((n) => [n.id, n]));

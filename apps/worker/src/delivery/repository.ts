@@ -282,9 +282,9 @@ export class DeliveryRepository {
    * Notifications still `queued` long after acceptance, or still `scheduled` long after their
    * `sendAt`: their job may have been lost.
    */
-  async staleQueued(olderThanMs: number, limit: number): Promise<{ id: string; requeues: number }[]> {
-    const { rows } = await this.query<{ id: string; requeues: number }>('herald_staleQueued',
-      `SELECT "id", "requeues" FROM "Notification"
+  async staleQueued(olderThanMs: number, limit: number): Promise<{ id: string; requeues: number; jobId: string | null }[]> {
+    const { rows } = await this.query<{ id: string; requeues: number; jobId: string | null }>('herald_staleQueued',
+      `SELECT "id", "requeues", "jobId" FROM "Notification"
        WHERE ("status" = 'queued' AND "createdAt" < now() - ($1 * interval '1 millisecond'))
           OR ("status" = 'scheduled' AND "sendAt" < now() - ($1 * interval '1 millisecond'))
        ORDER BY "createdAt" LIMIT $2`,
@@ -312,7 +312,8 @@ export class DeliveryRepository {
 
   /**
    * Counts a re-queue of each notification's lost work, and restarts the clock of its overdue rows, so
-   * that work waiting in a backlog is not queued (and counted) again at every sweep.
+   * that work waiting in a backlog is not queued (and counted) again at every sweep. A notification
+   * queued again has a deliver job of its own from now on (`jobId` null).
    */
   async countRequeues(notificationIds: readonly string[]): Promise<void> {
     if (!notificationIds.length) return;
@@ -323,7 +324,7 @@ export class DeliveryRepository {
            AND (("nextAttemptAt" IS NOT NULL AND "nextAttemptAt" < now() - interval '60 seconds')
              OR ("nextAttemptAt" IS NULL AND "updatedAt" < now() - interval '5 minutes'))
        )
-       UPDATE "Notification" SET "requeues" = "requeues" + 1, "enqueuedAt" = now(), "updatedAt" = now() WHERE "id" = ANY($1::uuid[])`,
+       UPDATE "Notification" SET "requeues" = "requeues" + 1, "jobId" = NULL, "enqueuedAt" = now(), "updatedAt" = now() WHERE "id" = ANY($1::uuid[])`,
       [notificationIds],
     );
   }

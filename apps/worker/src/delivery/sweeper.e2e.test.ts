@@ -1,3 +1,4 @@
+import { deliverJob, deliverJobId } from '@herald/core';
 import { unique } from '../../../../test/harness';
 import { startPipeline, type Pipeline } from '../../../../test/pipeline';
 import { MAX_REQUEUES } from '../sweeper';
@@ -25,6 +26,39 @@ describe('lost work', () => {
     const n = await p.waitForNotification(t.apiKey.key, row.id);
     expect(n.status).toBe('completed');
     expect(p.emulator.received({ token })).toHaveLength(1);
+  });
+
+  it("notifications whose shared job was lost are each queued again on a job of their own; a shared job still waiting is left alone", async () => {
+    const t = await p.project();
+    const users = [unique('cust'), unique('cust'), unique('cust')];
+    const tokens = users.map(() => unique('tok'));
+    await p.registerDevices(t.apiKey.key, users.map((userId, i) => ({ userId, deviceToken: tokens[i] })));
+    const old = new Date(Date.now() - 60_000);
+    const row = (userId: string, jobId: string) =>
+      p.h.db.notification.create({ data: { projectId: t.project.id, templateId: t.templateId, userIds: [userId], variables: { name: 'x', count: 1 }, recipients: 1, createdAt: old, jobId } });
+    // Accepted together; their job never reached Redis (or Redis lost it).
+    const lostJob = `deliver-shared-${unique('lost')}`;
+    const lost = [await row(users[0], lostJob), await row(users[1], lostJob)];
+    // Its shared job waits (as in a backlog: delayed here, so that it stays put).
+    const waitingJob = `deliver-shared-${unique('waiting')}`;
+    const waiting = await row(users[2], waitingJob);
+    await p.h.container.queue.add(deliverJob.name, { notificationIds: [waiting.id] }, { ...deliverJob.options, jobId: waitingJob, delay: 3600_000 });
+
+    for (const n of lost) {
+      expect((await p.waitForNotification(t.apiKey.key, n.id)).status).toBe('completed');
+      expect(await p.h.db.notification.findUniqueOrThrow({ where: { id: n.id } })).toMatchObject({ requeues: 1, jobId: null });
+      expect((await p.h.container.queue.getJob(deliverJobId(n.id)))!.data).toEqual({ notificationId: n.id });
+    }
+    expect(tokens.slice(0, 2).map((token) => p.emulator.received({ token }).length)).toEqual([1, 1]);
+    // Swept in the same pass as the lost ones (all three were stale), and seen to have a live job.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await p.h.db.notification.findUniqueOrThrow({ where: { id: waiting.id } })).toMatchObject({ status: 'queued', requeues: 0, jobId: waitingJob });
+    expect(await p.h.container.queue.getJob(deliverJobId(waiting.id))).toBeUndefined();
+    expect(p.emulator.received({ token: tokens[2] })).toEqual([]);
+    // When its turn comes, the shared job delivers it.
+    await (await p.h.container.queue.getJob(waitingJob))!.promote();
+    expect((await p.waitForNotification(t.apiKey.key, waiting.id)).status).toBe('completed');
+    expect(p.emulator.received({ token: tokens[2] })).toHaveLength(1);
   });
 
   it('a job without a row delivers nothing', async () => {

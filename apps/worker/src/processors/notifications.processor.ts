@@ -1,5 +1,5 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { deliverJob, retryJob, sweepJob } from '@herald/core';
+import { deliverJob, notificationsOf, retryJob, sweepJob } from '@herald/core';
 import type { DeliveryService } from '../delivery/delivery.service';
 import type { Sweeper } from '../sweeper';
 
@@ -13,7 +13,13 @@ export function notificationsProcessor(delivery: DeliveryService, sweeper: Sweep
       case deliverJob.name: {
         const data = deliverJob.schema.safeParse(job.data);
         if (!data.success) throw new UnrecoverableError(`Malformed ${job.name} job`);
-        return delivery.deliver({ notificationId: data.data.notificationId, claimant: claimantOf(job, token) });
+        // A shared job delivers its notifications side by side; it fails (and runs again) if any of
+        // them failed, and a run again skips those that are final.
+        const claimant = claimantOf(job, token);
+        const results = await Promise.allSettled(notificationsOf(data.data).map((notificationId) => delivery.deliver({ notificationId, claimant })));
+        const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (failed.length) throw failed.length === results.length || results.length === 1 ? failed[0].reason : new Error(`${failed.length} of the job's ${results.length} notifications failed: ${(failed[0].reason as Error).message}`);
+        return;
       }
       case retryJob.name: {
         const data = retryJob.schema.safeParse(job.data);

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { AppError, deliverJobId, NOTIFICATIONS_QUEUE } from '@herald/core';
+import { AppError, deliverJob, deliverJobId, NOTIFICATIONS_QUEUE } from '@herald/core';
 import { startApi, type Harness } from '../../../../../test/harness';
 import { tenant } from '../../../../../test/fixtures';
 import { startRedis } from '../../../../../test/services';
@@ -29,7 +29,7 @@ async function ready() {
 
 const input = (templateId: string, userId = 'user-1') => ({ recipients: [{ userId }], templateId, variables: { name: 'Ada' }, options: {}, bulk: false, personalised: false });
 
-it('concurrent sends are admitted together: one row and one job each', async () => {
+it('concurrent sends are admitted together: one row each, and one deliver job they share that carries only their ids', async () => {
   const service = new NotificationService(h.db, h.container.queue);
   const p = await ready();
   const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => service.send(p.snapshot, input(p.templateId, `user-${i}`))));
@@ -38,8 +38,26 @@ it('concurrent sends are admitted together: one row and one job each', async () 
   const rows = await h.db.notification.findMany({ where: { projectId: p.projectId } });
   expect(rows.map((r) => r.id).sort()).toEqual([...ids].sort());
   expect(rows.map((r) => r.userIds[0]).sort()).toEqual(Array.from({ length: 40 }, (_, i) => `user-${i}`).sort());
-  const jobs = await Promise.all(ids.map((id) => h.container.queue.getJob(deliverJobId(id))));
-  expect(jobs.map((j) => j?.data)).toEqual(ids.map((notificationId) => ({ notificationId })));
+  // The worker pays a job's fixed cost once for all of them; each row names the job, for the sweeper.
+  const [jobId] = new Set(rows.map((r) => r.jobId));
+  expect(rows.every((r) => r.jobId === jobId)).toBe(true);
+  const job = await h.container.queue.getJob(jobId!);
+  expect(job!.name).toBe(deliverJob.name);
+  expect(job!.data).toEqual({ notificationIds: ids });
+  expect(await Promise.all(ids.map((id) => h.container.queue.getJob(deliverJobId(id))))).toEqual(ids.map(() => undefined));
+});
+
+it('a send admitted alone, and a scheduled send, keep a job of their own', async () => {
+  const service = new NotificationService(h.db, h.container.queue);
+  const p = await ready();
+  const alone = await service.send(p.snapshot, input(p.templateId, 'alone'));
+  const sendAt = new Date(Date.now() + 3600_000).toISOString();
+  const [scheduled, now] = await Promise.all([service.send(p.snapshot, { ...input(p.templateId, 'later'), sendAt }), service.send(p.snapshot, input(p.templateId, 'now'))]);
+  for (const { notificationId } of [alone, scheduled]) {
+    expect((await h.container.queue.getJob(deliverJobId(notificationId)))!.data).toEqual({ notificationId });
+    expect((await h.db.notification.findUniqueOrThrow({ where: { id: notificationId } })).jobId).toBeNull();
+  }
+  expect(await h.container.queue.getJob(deliverJobId(now.notificationId))).toBeDefined();
 });
 
 it('a row that breaks the batch fails alone: a send for a project deleted a moment ago is 404, the others are admitted', async () => {

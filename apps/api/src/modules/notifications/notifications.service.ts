@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import DataLoader from 'dataloader';
-import { AppError, deliverJob, deliverJobId, mergePushOptions, pushUnavailableReason, readPushOptions, stringifyData, type ErrorDetail, type PushOptions, type RenderedTemplate } from '@herald/core';
+import { AppError, chunk, deliverJob, deliverJobId, MAX_NOTIFICATIONS_PER_JOB, mergePushOptions, sharedDeliverJobId, pushUnavailableReason, readPushOptions, stringifyData, type ErrorDetail, type PushOptions, type RenderedTemplate } from '@herald/core';
 import { isForeignKeyViolation, notificationEvent, sqlPool, sqlState, type Db, type Notification, type SqlPool, type WebhookEvents } from '@herald/db';
 import { fcmPayloadBytes, FCM_MAX_PAYLOAD_BYTES, toFcmMessage } from '@herald/providers';
 import { PROJECT_NOT_FOUND } from '../../http/access';
@@ -59,6 +59,8 @@ interface Draft {
   sendAt?: Date;
   bulk: boolean;
   idempotencyKey?: string;
+  /** The deliver job it shares with sends admitted with it (none: its own job). */
+  jobId?: string;
 }
 
 /** `duplicate`: another notification of the project holds the draft's Idempotency-Key. */
@@ -188,15 +190,31 @@ export class NotificationService {
    * retry with the same Idempotency-Key gets that notification.)
    */
   private async admitBatch(drafts: readonly Draft[]): Promise<(Admission | Error)[]> {
+    // Sends due now that are admitted together share deliver jobs (their rows name the job): a worker
+    // pays a job's fixed cost once for all of them. A scheduled send keeps a delayed job of its own.
+    const now = drafts.filter((d) => !d.sendAt);
+    if (now.length > 1) {
+      for (const group of chunk(now, MAX_NOTIFICATIONS_PER_JOB)) {
+        const jobId = sharedDeliverJobId();
+        for (const d of group) d.jobId = jobId;
+      }
+    }
     const outcomes = await this.insert(drafts);
     const admitted = drafts.filter((_, i) => outcomes[i] === 'admitted');
     if (admitted.length) {
-      // A scheduled send is a delayed job: BullMQ keeps it in Redis and hands it to a worker when due.
-      const jobs = admitted.map((d) => ({
-        name: deliverJob.name,
-        data: { notificationId: d.id },
-        opts: { ...deliverJob.options, jobId: deliverJobId(d.id), ...(d.sendAt ? { delay: Math.max(0, d.sendAt.getTime() - Date.now()) } : {}) },
-      }));
+      const shared = new Map<string, string[]>();
+      for (const d of admitted) if (d.jobId) shared.set(d.jobId, [...(shared.get(d.jobId) ?? []), d.id]);
+      const jobs = [
+        // A scheduled send is a delayed job: BullMQ keeps it in Redis and hands it to a worker when due.
+        ...admitted
+          .filter((d) => !d.jobId)
+          .map((d) => ({
+            name: deliverJob.name,
+            data: { notificationId: d.id } as { notificationId: string } | { notificationIds: string[] },
+            opts: { ...deliverJob.options, jobId: deliverJobId(d.id), ...(d.sendAt ? { delay: Math.max(0, d.sendAt.getTime() - Date.now()) } : {}) },
+          })),
+        ...[...shared].map(([jobId, notificationIds]) => ({ name: deliverJob.name, data: { notificationIds }, opts: { ...deliverJob.options, jobId } })),
+      ];
       try {
         // A batch of one is the common case at a moderate rate: `add` sends one command, where
         // `addBulk` builds an ioredis pipeline, which copies each of BullMQ's scripts onto it.
@@ -257,13 +275,14 @@ export class NotificationService {
         json(d.recipientVariables),
         d.sendAt ?? null,
         d.sendAt ? 'scheduled' : 'queued',
+        d.jobId ?? null,
       );
       const $ = (i: number) => `$${at + i}`;
-      return `(${$(1)}::uuid, ${$(2)}::uuid, ${$(3)}::uuid, ${$(4)}::text[], ${$(5)}::jsonb, ${$(6)}::jsonb, ${$(7)}, ${$(8)}::int, ${$(9)}::boolean, ${$(10)}, ${$(11)}::jsonb, ${$(12)}::boolean, ${$(13)}::boolean, ${$(14)}::jsonb, ${$(15)}::timestamptz, ${$(16)}::"NotificationStatus", now(), now(), now())`;
+      return `(${$(1)}::uuid, ${$(2)}::uuid, ${$(3)}::uuid, ${$(4)}::text[], ${$(5)}::jsonb, ${$(6)}::jsonb, ${$(7)}, ${$(8)}::int, ${$(9)}::boolean, ${$(10)}, ${$(11)}::jsonb, ${$(12)}::boolean, ${$(13)}::boolean, ${$(14)}::jsonb, ${$(15)}::timestamptz, ${$(16)}::"NotificationStatus", ${$(17)}, now(), now(), now())`;
     });
     const { rows: inserted } = await this.pool.query<{ id: string }>(
       `INSERT INTO "Notification" ("id", "projectId", "templateId", "userIds", "variables", "data", "imageUrl", "recipients", "bulk", "idempotencyKey",
-         "options", "dataOnly", "dryRun", "recipientVariables", "sendAt", "status", "enqueuedAt", "createdAt", "updatedAt")
+         "options", "dataOnly", "dryRun", "recipientVariables", "sendAt", "status", "jobId", "enqueuedAt", "createdAt", "updatedAt")
        VALUES ${rows.join(', ')}
        ON CONFLICT ("projectId", "idempotencyKey") DO NOTHING
        RETURNING "id"`,

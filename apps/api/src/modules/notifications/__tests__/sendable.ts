@@ -1,3 +1,4 @@
+import { deliverJob, notificationsOf, type DeliverJobData } from '@herald/core';
 import { tenant } from '../../../../../../test/fixtures';
 import { unique, type Harness } from '../../../../../../test/harness';
 import { providerBody, rsaKey } from '../../push-config/__tests__/credentials';
@@ -25,8 +26,8 @@ export async function sendableProject(h: Harness) {
 }
 export type SendableProject = Awaited<ReturnType<typeof sendableProject>>;
 
-/** The ids of the delivery jobs queued for these notifications. */
+/** The delivery jobs queued for these notifications (their own, or shared with others). */
 export async function queuedJobsFor(h: Harness, notificationIds: string[]) {
   const jobs = await h.container.queue.getJobs(['waiting', 'active', 'delayed', 'completed', 'failed']);
-  return jobs.filter((j) => notificationIds.includes(j.data.notificationId));
+  return jobs.filter((j) => j.name === deliverJob.name && notificationsOf(j.data as DeliverJobData).some((id) => notificationIds.includes(id)));
 }
