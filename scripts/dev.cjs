@@ -31,10 +31,11 @@ const migrated = spawnSync(process.execPath, [path.join(root, 'packages/db/dist/
 if (migrated.status !== 0) process.exit(migrated.status ?? 1);
 
 const procs = [
-  ['api', 'apps/api/dist/main.js'],
-  ['worker', 'apps/worker/dist/main.js'],
-].map(([name, entry]) => {
-  const child = spawn(process.execPath, [path.join(root, entry)], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+  ['api', [], 'apps/api/dist/main.js'],
+  // As `pnpm start:worker` runs it (docs/operations.md#memory).
+  ['worker', ['--max-old-space-size=96'], 'apps/worker/dist/main.js'],
+].map(([name, flags, entry]) => {
+  const child = spawn(process.execPath, [...flags, path.join(root, entry)], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
   for (const stream of [child.stdout, child.stderr]) {
     let buf = '';
     stream.on('data', (chunk) => {

@@ -18,15 +18,17 @@
  *
  * Every mode prints the worker's CPU per delivery (µs), its PostgreSQL statements per notification
  * and per delivery (counted in the worker process), and its RSS at start, peak and end.
- * Options: --worker-concurrency N, --profile-worker DIR (a V8 CPU profile of the worker, --cpu-prof).
+ * Options: --worker-concurrency N, --profile-worker DIR (a V8 CPU profile of the worker, --cpu-prof),
+ * --node-options "…" (the worker's node flags; default: those of `pnpm start:worker`), --worker-log FILE.
  *
  * Uses DATABASE_URL's server (database `herald_bench`, recreated) and REDIS_URL (a fresh key prefix).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import Redis from 'ioredis';
 import { Client } from 'pg';
 import { api, bareLoop, cpuMs, cpuMsByName, fmt, freePort, mintAccessToken, pct, percentile, rssMiB, ROOT, serviceAccount, setupTenant, startEmulator, startNode, freshDatabase, stealMs } from './lib';
 import { deleteKeysWithPrefix } from '../../test/redis-keys';
@@ -42,9 +44,17 @@ const { values: args } = parseArgs({
     'worker-concurrency': { type: 'string' },
     /** Directory for a V8 CPU profile of the worker (node --cpu-prof). */
     'profile-worker': { type: 'string' },
+    /** The worker's node flags (default: those `pnpm start:worker` runs it with), e.g. "--max-old-space-size=96 --trace-gc". */
+    'node-options': { type: 'string' },
+    /** A file to write the worker's output to, once the run is over. */
+    'worker-log': { type: 'string' },
   },
 });
 const MODE = args.mode;
+/** The flags `pnpm start:worker` gives node (package.json): the figures are those of the worker as shipped. */
+const WORKER_NODE_FLAGS = (args['node-options'] ?? JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts['start:worker'].split(' ').filter((a: string) => a.startsWith('--')).join(' '))
+  .split(' ')
+  .filter(Boolean);
 if (!['bulk', 'one-user', 'latency'].includes(MODE!)) throw new Error(`--mode must be bulk, one-user or latency, not ${MODE}`);
 const USERS_PER_BULK = 500;
 const DEVICES_PER_USER = 2;
@@ -81,7 +91,7 @@ async function main() {
   const url = `http://127.0.0.1:${port}`;
   const startWorker = async () => {
     const profile = args['profile-worker'] ? ['--cpu-prof', `--cpu-prof-dir=${args['profile-worker']}`] : [];
-    const counting = ['--require', join(__dirname, 'count-queries.cjs')];
+    const counting = [...WORKER_NODE_FLAGS, '--require', join(__dirname, 'count-queries.cjs')];
     const started = await startNode(join(ROOT, 'apps/worker/dist/main.js'), [], { ...env, LOG_LEVEL: 'info', HERALD_BENCH_QUERY_COUNT: countFile }, /Herald worker started/, [...counting, ...profile]);
     worker = started;
     return started;
@@ -109,9 +119,12 @@ async function main() {
   const tenant = await setupTenant(url, account);
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
-  const ctx: Stack = { url, db, tenant, emulator, apiPid: apiProcess.pid, startWorker, statements };
+  const redis = new Redis(env.REDIS_URL);
+  /** Commands the Redis server has run so far (every client's: in one-user mode only the worker's while it drains). */
+  const redisCommands = async () => Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))![1]);
+  const ctx: Stack = { url, db, tenant, emulator, apiPid: apiProcess.pid, startWorker, statements, redisCommands };
   console.log(`machine: ${cpus().length} × ${cpus()[0].model}, Node ${process.version}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  console.log('api, worker and emulator are separate processes; figures are from this one run, read the ratios\n');
+  console.log(`api, worker (node ${WORKER_NODE_FLAGS.join(' ') || 'without flags'}) and emulator are separate processes; figures are from this one run, read the ratios\n`);
 
   let measured: Measured;
   if (MODE === 'bulk') measured = await bulk(ctx);
@@ -137,7 +150,9 @@ async function main() {
   }
 
   await db.end();
+  redis.disconnect();
   await measured.worker.stop();
+  if (args['worker-log']) writeFileSync(args['worker-log'], measured.worker.output.join(''));
   await apiProcess.stop();
   await emulator.stop();
   await deleteKeysWithPrefix(env.REDIS_URL, env.QUEUE_PREFIX);
@@ -155,6 +170,7 @@ interface Stack {
   startWorker(): Promise<Worker>;
   /** PostgreSQL statements the worker has sent so far. */
   statements(): Promise<number>;
+  redisCommands(): Promise<number>;
 }
 
 interface Measured {
@@ -166,6 +182,7 @@ interface Measured {
   rateLine: string;
   cpu: Record<'worker' | 'api' | 'emulator' | 'postgres' | 'redis' | 'steal', number>;
   statements: number;
+  redisCommands: number;
   rss: { start: number; peak: number; end: number };
   extra: string[];
 }
@@ -175,6 +192,7 @@ async function meter(s: Stack, worker: Worker) {
   const sample = () => ({ worker: cpuMs(worker.pid), api: cpuMs(s.apiPid), emulator: cpuMs(s.emulator.pid), postgres: cpuMsByName('postgres'), redis: cpuMsByName('redis-server'), steal: stealMs() });
   const cpu0 = sample();
   const statements0 = await s.statements();
+  const commands0 = await s.redisCommands();
   const rss = { start: rssMiB(worker.pid), peak: 0, end: 0 };
   const sampler = setInterval(() => (rss.peak = Math.max(rss.peak, rssMiB(worker.pid))), 200);
   return {
@@ -185,7 +203,7 @@ async function meter(s: Stack, worker: Worker) {
       rss.end = rssMiB(worker.pid);
       rss.peak = Math.max(rss.peak, rss.end);
       const cpu = Object.fromEntries(Object.entries(cpu1).map(([k, v]) => [k, v - cpu0[k as keyof typeof cpu0]])) as Measured['cpu'];
-      return { cpu, rss, statements: (await s.statements()) - statements0 };
+      return { cpu, rss, statements: (await s.statements()) - statements0, redisCommands: (await s.redisCommands()) - commands0 };
     },
   };
 }
@@ -224,7 +242,7 @@ async function bulk(s: Stack): Promise<Measured> {
   });
   const seconds = (Date.now() - started) / 1000;
   await waitForFinal(s.db, bulks);
-  const { cpu, rss, statements } = await m.stop();
+  const { cpu, rss, statements, redisCommands } = await m.stop();
   const lat = await s.db.query(`
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99
     FROM (SELECT EXTRACT(EPOCH FROM (d."updatedAt" - n."createdAt")) * 1000 AS ms
@@ -238,6 +256,7 @@ async function bulk(s: Stack): Promise<Measured> {
     rateLine: `${fmt(total / seconds)} deliveries/s (accepted ${bulks} bulks in ${((acceptedAll - started) / 1000).toFixed(2)} s; last delivery after ${seconds.toFixed(2)} s)`,
     cpu,
     statements,
+    redisCommands,
     rss,
     extra: [
       `time to delivery:       p50 ${Number(lat.rows[0].p50).toFixed(0)} ms, p99 ${Number(lat.rows[0].p99).toFixed(0)} ms (API accept → delivery recorded)`,
@@ -275,7 +294,7 @@ async function oneUser(s: Stack): Promise<Measured> {
   const lastReceipt = Date.now();
   await waitForFinal(s.db, n);
   const seconds = (Date.now() - started) / 1000;
-  const { cpu, rss, statements } = await m.stop();
+  const { cpu, rss, statements, redisCommands } = await m.stop();
   const wrong = await s.db.query(`SELECT count(*)::int AS n FROM "Notification" WHERE "status" <> 'completed' OR "sent" <> 1 OR "devices" <> 1`);
   return {
     title: 'one-user',
@@ -286,6 +305,7 @@ async function oneUser(s: Stack): Promise<Measured> {
     rateLine: `${fmt(n / seconds)} notifications/s drained (worker start → every notification final in ${seconds.toFixed(2)} s; last receipt after ${((lastReceipt - started) / 1000).toFixed(2)} s)`,
     cpu,
     statements,
+    redisCommands,
     rss,
     extra: wrong.rows[0].n ? [`!! ${wrong.rows[0].n} notifications are not completed with one sent delivery`] : [],
   };
@@ -307,6 +327,7 @@ async function latency(s: Stack): Promise<Measured> {
   console.log(`Herald delivery benchmark (latency): ${fmt(n)} one-user sends paced at ${rate}/s for ${args.seconds} s`);
   const m = await meter(s, worker);
   const sentAt = new Array<number>(n + 1);
+  const answeredIn: number[] = [];
   const started = Date.now();
   const inFlight = new Set<Promise<unknown>>();
   let errors = 0;
@@ -320,7 +341,10 @@ async function latency(s: Stack): Promise<Measured> {
       maxLag = Math.max(maxLag, i - accepted);
     }
     sentAt[i] = Date.now();
-    const p = api(s.url, 'POST', '/push/send', { apiKey: s.tenant.apiKey, body: { userId: `lat-${i}`, templateId: s.tenant.templateId, variables: { order: `#${i}`, name: 'there' } }, expect: 202 }).catch(() => errors++);
+    const p = api(s.url, 'POST', '/push/send', { apiKey: s.tenant.apiKey, body: { userId: `lat-${i}`, templateId: s.tenant.templateId, variables: { order: `#${i}`, name: 'there' } }, expect: 202 }).then(
+      () => answeredIn.push(Date.now() - sentAt[i]),
+      () => errors++,
+    );
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
   }
@@ -329,9 +353,10 @@ async function latency(s: Stack): Promise<Measured> {
   await waitForEmulator(s, n - errors, worker);
   const seconds = (Date.now() - started) / 1000;
   await waitForFinal(s.db, n - errors);
-  const { cpu, rss, statements } = await m.stop();
+  const { cpu, rss, statements, redisCommands } = await m.stop();
   const { messages } = (await (await fetch(`${s.emulator.origin}/_emulator/messages`)).json()) as { messages: { token: string; receivedAt: number }[] };
   const ms = messages.map((msg) => msg.receivedAt - sentAt[Number(msg.token.slice(4))]).sort((a, b) => a - b);
+  const slowest = messages.map((msg) => [Number(msg.token.slice(4)), msg.receivedAt - sentAt[Number(msg.token.slice(4))]]).sort((a, b) => b[1] - a[1]).slice(0, 5);
   return {
     title: 'latency',
     worker,
@@ -341,8 +366,13 @@ async function latency(s: Stack): Promise<Measured> {
     rateLine: `${fmt(n / pacedFor)} sends/s offered for ${pacedFor.toFixed(1)} s (${errors} refused); backlog at most ${maxLag} sends`,
     cpu,
     statements,
+    redisCommands,
     rss,
-    extra: [`POST → emulator receipt: p50 ${percentile(ms, 50)} ms, p99 ${percentile(ms, 99)} ms, max ${ms[ms.length - 1]} ms (${ms.length} messages)`],
+    extra: [
+      `POST → emulator receipt: p50 ${percentile(ms, 50)} ms, p99 ${percentile(ms, 99)} ms, max ${ms[ms.length - 1]} ms (${ms.length} messages)`,
+      `slowest:                ${slowest.map(([i, t]) => `send #${i} ${t} ms`).join(', ')} (the first sends of a fresh worker open its FCM session and token)`,
+      `POST → 202 answered:     p50 ${percentile(answeredIn.sort((a, b) => a - b), 50)} ms, p99 ${percentile(answeredIn, 99)} ms, max ${answeredIn[answeredIn.length - 1]} ms`,
+    ],
   };
 }
 
@@ -354,6 +384,7 @@ function report(m: Measured) {
   console.log(`worker CPU:             ${share(cpu.worker)} of one core, ${((cpu.worker * 1000) / m.deliveries).toFixed(0)} µs per delivery`);
   console.log(`Postgres CPU:           ${((cpu.postgres * 1000) / m.notifications).toFixed(0)} µs per notification (every backend of the server: other users of this machine count too)`);
   console.log(`Postgres statements:    ${m.statements} in all: ${(m.statements / m.notifications).toPrecision(2)} per notification, ${(m.statements / m.deliveries).toPrecision(2)} per delivery (sent by the worker, BEGIN/COMMIT included)`);
+  console.log(`Redis commands:         ${(m.redisCommands / m.notifications).toPrecision(3)} per notification (every client's: the API's too while it accepts)`);
   console.log(`worker RSS:             start ${m.rss.start.toFixed(0)} MiB, peak ${m.rss.peak.toFixed(0)} MiB, end ${m.rss.end.toFixed(0)} MiB`);
   console.log(`CPU of one core:        worker ${share(cpu.worker)}, emulator ${share(cpu.emulator)}, postgres ${share(cpu.postgres)}, redis ${share(cpu.redis)}, api ${share(cpu.api)}, steal ${share(cpu.steal)} (2 cores = 200 %); load average now ${loadavg()[0].toFixed(2)}`);
 }
