@@ -43,7 +43,12 @@ async function main() {
   // Not waited for: a worker delivers while the schedule is written (every worker writes the same one).
   c.sweeper.schedule(config.sweepIntervalMs).catch((err: unknown) => c.logger.error({ err: { message: (err as Error).message } }, 'could not schedule the sweeper'));
   const stopWebhookSweeping = new WebhookSweeper(c.db, c.webhookQueue, c.webhookEvents, c.connection, config.queuePrefix, config.sweepIntervalMs, c.logger).start();
-  await c.warmUp();
+  try {
+    await c.warmUp();
+  } catch (err) {
+    c.logger.fatal({ err: { message: (err as Error).message } }, 'the database cannot be reached; the worker stops');
+    process.exit(1);
+  }
   c.delivery.start();
   const metricsServer = config.metricsEnabled ? await metrics.listen(config.metricsPort, config.metricsHost, config.metricsToken) : undefined;
   const metricsPort = (metricsServer?.address() as { port: number } | null)?.port;
