@@ -9,6 +9,13 @@ export interface DbOptions {
   connectTimeoutMs?: number;
   /** Server-side cap on any one statement. */
   statementTimeoutMs?: number;
+  /**
+   * Plan every execution of a prepared statement with its parameters and the tables' current size
+   * (`plan_cache_mode=force_custom_plan`). For the worker's few, large, named statements: a generic
+   * plan cached while a table was small (a new deployment, a test) keeps its sequential scans once the
+   * table has grown, until the next ANALYZE.
+   */
+  customPlans?: boolean;
 }
 
 export type Db = PrismaClient;
@@ -24,6 +31,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     connectionTimeoutMillis: options.connectTimeoutMs ?? 3000,
     statement_timeout: options.statementTimeoutMs ?? 15_000,
     idleTimeoutMillis: 30_000,
+    ...(options.customPlans ? { options: '-c plan_cache_mode=force_custom_plan' } : {}),
   });
   // An idle connection that dies (Postgres restarted) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);

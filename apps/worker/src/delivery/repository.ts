@@ -154,7 +154,7 @@ export class DeliveryRepository {
    * sends a row at a time. A row no longer pending is answered null.
    */
   async claim(items: readonly { deliveryId: string; claimant: string }[]): Promise<Claimed[]> {
-    const { rows } = await this.query<DeliveryRow & { held: boolean }>(
+    const { rows } = await this.write<DeliveryRow & { held: boolean }>(
       'herald_claim',
       `WITH v AS (
          SELECT * FROM unnest($1::uuid[], $2::text[]) AS v("id", "claimant")
@@ -189,12 +189,18 @@ export class DeliveryRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Extends the claims of running jobs on the rows they still hold. */
+  /**
+   * Extends the claims of running jobs on the rows they still hold. Rows that another statement is
+   * writing at this moment (their outcome, most likely) are skipped rather than waited for: waiting
+   * would deadlock with a write that locks the same rows in another order, and a skipped row keeps
+   * its claim until the next renewal.
+   */
   async renewClaims(claimants: readonly string[]): Promise<void> {
     if (!claimants.length) return;
     await this.query(
       'herald_renewClaims',
-      `UPDATE "Delivery" SET "claimedUntil" = now() + ($2 * interval '1 millisecond') WHERE "claimedBy" = ANY($1::text[]) AND "status" = 'pending'`,
+      `UPDATE "Delivery" SET "claimedUntil" = now() + ($2 * interval '1 millisecond')
+       WHERE "id" IN (SELECT "id" FROM "Delivery" WHERE "claimedBy" = ANY($1::text[]) AND "status" = 'pending' FOR UPDATE SKIP LOCKED)`,
       [claimants, this.claimMs],
     );
   }
@@ -317,7 +323,7 @@ export class DeliveryRepository {
    */
   async countRequeues(notificationIds: readonly string[]): Promise<void> {
     if (!notificationIds.length) return;
-    await this.query('herald_countRequeues',
+    await this.write('herald_countRequeues',
       `WITH touched AS (
          UPDATE "Delivery" SET "updatedAt" = now(), "nextAttemptAt" = CASE WHEN "nextAttemptAt" IS NOT NULL THEN now() END
          WHERE "notificationId" = ANY($1::uuid[]) AND "status" = 'pending'
