@@ -4,7 +4,7 @@
  * SIGUSR2 it writes "<count> <answer number>" to $HERALD_BENCH_QUERY_COUNT, for the benchmark to read;
  * nothing is written otherwise, so the counting costs the worker next to nothing.
  */
-const { writeFileSync } = require('node:fs');
+const { renameSync, writeFileSync } = require('node:fs');
 const { Client } = require('pg');
 
 const file = process.env.HERALD_BENCH_QUERY_COUNT;
@@ -16,5 +16,9 @@ if (file) {
     count++;
     return query.apply(this, args);
   };
-  process.on('SIGUSR2', () => writeFileSync(file, `${count} ${++answers}`));
+  // Written aside and renamed: the benchmark never reads a half-written answer.
+  process.on('SIGUSR2', () => {
+    writeFileSync(`${file}.tmp`, `${count} ${++answers}`);
+    renameSync(`${file}.tmp`, file);
+  });
 }

@@ -397,7 +397,10 @@ async function waitForEmulator(s: Stack, total: number, worker: Worker, onProgre
     onProgress?.(accepted);
     if (accepted >= total) return;
     if (accepted !== last) [last, lastChange] = [accepted, Date.now()];
-    if (Date.now() - lastChange > 30_000) throw new Error(`stalled at ${accepted}/${total}:\n${worker.output.join('').slice(-3000)}`);
+    if (Date.now() - lastChange > 30_000) {
+      if (args['worker-log']) writeFileSync(args['worker-log'], worker.output.join(''));
+      throw new Error(`stalled at ${accepted}/${total}:\n${worker.output.join('').slice(-3000)}`);
+    }
     await sleep(20);
   }
 }

@@ -33,8 +33,15 @@ export interface Child {
 }
 
 /** Starts `node <entry>` and resolves once a line of its output matches `ready`. */
+/** Every child a benchmark started: killed when it exits, however it exits (an orphaned worker would go on sweeping the next run's database). */
+const children = new Set<ReturnType<typeof spawn>>();
+process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(1));
+
 export function startNode(entry: string, args: string[], env: Record<string, string | undefined>, ready: RegExp, execArgv: string[] = []): Promise<Child & { match: RegExpExecArray }> {
   const child = spawn(process.execPath, [...execArgv, entry, ...args], { env: { ...process.env, ...env } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   const output: string[] = [];
   return new Promise((resolve, reject) => {
     let buffer = '';
@@ -79,7 +86,14 @@ export async function startEmulator(account: ServiceAccount, maxRecords: number)
     host,
     origin,
     async stats(): Promise<{ accepted: number; sendRequests: number }> {
-      return (await fetch(`${origin}/_emulator/stats`)).json() as Promise<{ accepted: number; sendRequests: number }>;
+      // Asked every second or so: a kept-alive connection the emulator closes meanwhile is asked again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return (await (await fetch(`${origin}/_emulator/stats`)).json()) as { accepted: number; sendRequests: number };
+        } catch (err) {
+          if (attempt >= 3) throw err;
+        }
+      }
     },
     async clear() {
       await fetch(`${origin}/_emulator/reset`, { method: 'POST' });
