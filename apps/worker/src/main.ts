@@ -28,7 +28,7 @@ async function main() {
     stalledInterval: Math.max(1000, Math.floor(config.lockDurationMs / 2)),
     maxStalledCount: 5,
   });
-  worker.on('failed', (job, err) => c.logger.warn({ jobId: job?.id, notificationId: job?.data?.notificationId, err: { message: err.message } }, 'job failed'));
+  worker.on('failed', (job, err) => c.logger.warn({ jobId: job?.id, notificationId: job?.data?.notificationId, notifications: job?.data?.notificationIds?.length, err: { message: err.message } }, 'job failed'));
   worker.on('stalled', (jobId) => c.logger.warn({ jobId }, 'job stalled (its worker died or was blocked); it runs again'));
   worker.on('error', (err) => c.logger.warn({ err: { message: err.message } }, 'worker error'));
   const webhookWorker = new Worker(WEBHOOKS_QUEUE, webhooksProcessor(c.webhooks), {

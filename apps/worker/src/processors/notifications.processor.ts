@@ -17,8 +17,9 @@ export function notificationsProcessor(delivery: DeliveryService, sweeper: Sweep
         // them failed, and a run again skips those that are final.
         const claimant = claimantOf(job, token);
         const results = await Promise.allSettled(notificationsOf(data.data).map((notificationId) => delivery.deliver({ notificationId, claimant })));
-        const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-        if (failed.length) throw failed.length === results.length || results.length === 1 ? failed[0].reason : new Error(`${failed.length} of the job's ${results.length} notifications failed: ${(failed[0].reason as Error).message}`);
+        const failed = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
+        if (failed.length && results.length === 1) throw failed[0];
+        if (failed.length) throw new Error(`${failed.length} of the job's ${results.length} notifications failed; the first: ${failed[0].message}`);
         return;
       }
       case retryJob.name: {

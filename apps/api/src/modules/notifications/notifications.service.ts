@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Queue } from 'bullmq';
+import type { JobsOptions, Queue } from 'bullmq';
 import DataLoader from 'dataloader';
-import { AppError, chunk, deliverJob, deliverJobId, MAX_NOTIFICATIONS_PER_JOB, mergePushOptions, sharedDeliverJobId, pushUnavailableReason, readPushOptions, stringifyData, type ErrorDetail, type PushOptions, type RenderedTemplate } from '@herald/core';
+import { AppError, chunk, deliverJob, deliverJobId, MAX_NOTIFICATIONS_PER_JOB, mergePushOptions, sharedDeliverJobId, pushUnavailableReason, readPushOptions, stringifyData, type DeliverJobData, type ErrorDetail, type PushOptions, type RenderedTemplate } from '@herald/core';
 import { isForeignKeyViolation, notificationEvent, sqlPool, sqlState, type Db, type Notification, type SqlPool, type WebhookEvents } from '@herald/db';
 import { fcmPayloadBytes, FCM_MAX_PAYLOAD_BYTES, toFcmMessage } from '@herald/providers';
 import { PROJECT_NOT_FOUND } from '../../http/access';
@@ -204,13 +204,13 @@ export class NotificationService {
     if (admitted.length) {
       const shared = new Map<string, string[]>();
       for (const d of admitted) if (d.jobId) shared.set(d.jobId, [...(shared.get(d.jobId) ?? []), d.id]);
-      const jobs = [
+      const jobs: { name: string; data: DeliverJobData; opts: JobsOptions }[] = [
         // A scheduled send is a delayed job: BullMQ keeps it in Redis and hands it to a worker when due.
         ...admitted
           .filter((d) => !d.jobId)
           .map((d) => ({
             name: deliverJob.name,
-            data: { notificationId: d.id } as { notificationId: string } | { notificationIds: string[] },
+            data: { notificationId: d.id },
             opts: { ...deliverJob.options, jobId: deliverJobId(d.id), ...(d.sendAt ? { delay: Math.max(0, d.sendAt.getTime() - Date.now()) } : {}) },
           })),
         ...[...shared].map(([jobId, notificationIds]) => ({ name: deliverJob.name, data: { notificationIds }, opts: { ...deliverJob.options, jobId } })),
