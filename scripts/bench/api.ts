@@ -149,6 +149,8 @@ async function main() {
       CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       LOG_LEVEL: 'info',
       BCRYPT_ROUNDS: '4',
+      // Production needs a mail server or this explicit choice; the benchmark sends no mail.
+      MAIL_TRANSPORT: 'log',
       ...limits,
     },
     /Herald API listening/,
