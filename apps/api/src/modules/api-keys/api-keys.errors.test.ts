@@ -1,5 +1,5 @@
 import { expectError, startApi, type Harness } from '../../../../../test/harness';
-import { createProject } from '../../../../../test/fixtures';
+import { keysAdmin } from './__tests__/keys-admin';
 
 /** API keys: what the endpoints refuse, and with which status and message. */
 
@@ -9,11 +9,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-async function adminWithProject() {
-  const admin = await h.user();
-  const project = await createProject(h, admin);
-  return { admin, project, base: `/projects/${project.id}/api-keys` };
-}
+const adminWithProject = () => keysAdmin(h);
 
 describe('API key CRUD', () => {
   it('400 for bad input: missing or empty name, empty PATCH, mistyped enabled, malformed ids', async () => {

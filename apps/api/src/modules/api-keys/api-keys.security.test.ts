@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expectError, startApi, type Harness } from '../../../../../test/harness';
-import { addMember, createApiKey, createProject, tenant } from '../../../../../test/fixtures';
+import { addMember, createApiKey, tenant } from '../../../../../test/fixtures';
+import { keysAdmin } from './__tests__/keys-admin';
 
 /** API keys: credentials, roles and tenancy: who may do what, and what never leaks. */
 
@@ -10,11 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-async function adminWithProject() {
-  const admin = await h.user();
-  const project = await createProject(h, admin);
-  return { admin, project, base: `/projects/${project.id}/api-keys` };
-}
+const adminWithProject = () => keysAdmin(h);
 
 describe('who may manage keys', () => {
   it('a team_member gets 403 on every key route; a stranger 404; another admin member may manage', async () => {

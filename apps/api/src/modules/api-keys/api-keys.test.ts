@@ -1,6 +1,6 @@
 import { hashSecret } from '@herald/core';
 import { expectError, startApi, type Harness } from '../../../../../test/harness';
-import { createProject } from '../../../../../test/fixtures';
+import { keysAdmin } from './__tests__/keys-admin';
 
 /**
  * API keys: what the endpoints do when used as intended. Refusals are in
@@ -15,11 +15,7 @@ afterAll(() => h.close());
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-async function adminWithProject() {
-  const admin = await h.user();
-  const project = await createProject(h, admin);
-  return { admin, project, base: `/projects/${project.id}/api-keys` };
-}
+const adminWithProject = () => keysAdmin(h);
 
 describe('API key CRUD', () => {
   it('creates a key shown once, stored hashed, listed without any secret', async () => {

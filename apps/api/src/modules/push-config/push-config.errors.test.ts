@@ -36,16 +36,6 @@ describe('push config', () => {
 });
 
 describe('provider schemas', () => {
-  const fcm = {
-    provider: 'fcm',
-    name: 'Firebase Cloud Messaging',
-    fields: [
-      { name: 'projectId', type: 'string', required: true, secret: false, description: expect.any(String) },
-      { name: 'clientEmail', type: 'string', required: true, secret: false, description: expect.any(String) },
-      { name: 'privateKey', type: 'string', required: true, secret: true, description: expect.any(String) },
-    ],
-  };
-
   it('answers 404 for an unknown provider type', async () => {
     const u = await h.user();
     expectError(await h.get('/push-config/provider-schemas/apns', { token: u.accessToken }), 404, 'Unknown provider type: apns');

@@ -50,16 +50,6 @@ describe('push config', () => {
 });
 
 describe('provider schemas', () => {
-  const fcm = {
-    provider: 'fcm',
-    name: 'Firebase Cloud Messaging',
-    fields: [
-      { name: 'projectId', type: 'string', required: true, secret: false, description: expect.any(String) },
-      { name: 'clientEmail', type: 'string', required: true, secret: false, description: expect.any(String) },
-      { name: 'privateKey', type: 'string', required: true, secret: true, description: expect.any(String) },
-    ],
-  };
-
   it('requires a JWT', async () => {
     const t = await tenant(h);
     expectError(await h.get('/push-config/provider-schemas'), 401, 'Missing or invalid authorization header');
