@@ -100,8 +100,8 @@ export class DeliveryService {
   private readonly plans: GroupCommit<{ notificationId: string; claimant: string }, DeliveryRow[]>;
   private readonly claims: GroupCommit<{ deliveryId: string; claimant: string }, Claimed>;
   private readonly slots: Slots;
-  /** The runs under way, whose claims are renewed. */
-  private readonly running = new Map<string, number>();
+  /** The rows that runs under way hold, whose claims are renewed. */
+  private readonly held = new Set<{ claimant: string; ids: string[] }>();
   private renewer?: NodeJS.Timeout;
 
   constructor(private readonly deps: DeliveryDeps) {
@@ -131,8 +131,8 @@ export class DeliveryService {
   /** Extends the claims of the runs under way every `claimRenewMs`, until `stop`. */
   start(): void {
     this.renewer ??= setInterval(() => {
-      if (!this.running.size) return;
-      this.deps.repository.renewClaims([...this.running.keys()]).catch((err: unknown) => this.deps.logger.warn({ err: { message: (err as Error).message } }, 'could not renew the claims of running jobs'));
+      if (!this.held.size) return;
+      this.deps.repository.renewClaims([...this.held]).catch((err: unknown) => this.deps.logger.warn({ err: { message: (err as Error).message } }, 'could not renew the claims of running jobs'));
     }, this.deps.claimRenewMs).unref();
   }
 
@@ -142,17 +142,6 @@ export class DeliveryService {
   }
 
   async deliver(work: DeliveryWork): Promise<void> {
-    this.running.set(work.claimant, (this.running.get(work.claimant) ?? 0) + 1);
-    try {
-      await this.run(work);
-    } finally {
-      const left = this.running.get(work.claimant)! - 1;
-      if (left) this.running.set(work.claimant, left);
-      else this.running.delete(work.claimant);
-    }
-  }
-
-  private async run(work: DeliveryWork): Promise<void> {
     // Made when there is something to say: a child logger per notification costs CPU at thousands a second.
     let child: Logger | undefined;
     const log = () => (child ??= this.deps.logger.child({ notificationId: work.notificationId }));
@@ -174,7 +163,13 @@ export class DeliveryService {
       // 2. Plan (or claim the rows of a retry), and meanwhile 3. the context: template, push config,
       // providers (cached per project).
       const [{ rows, held }, context] = await Promise.all([this.rows(n, work), this.deps.contexts.get(n.projectId, n.templateId)]);
-      if (rows.length) await this.sendAll(n, rows, context, log);
+      const holding = { claimant: work.claimant, ids: rows.map((r) => r.id) };
+      this.held.add(holding);
+      try {
+        if (rows.length) await this.sendAll(n, rows, context, log);
+      } finally {
+        this.held.delete(holding);
+      }
       if (held) throw new RowsHeldElsewhere(held);
     } finally {
       release();

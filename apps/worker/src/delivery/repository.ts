@@ -110,17 +110,24 @@ export class DeliveryRepository {
          WHERE n."status" IN ('queued', 'processing')
        ), users AS (
          SELECT t."id", t."projectId", t."claimant", u AS "userId" FROM target t CROSS JOIN LATERAL unnest(t."userIds") AS u
+       ), pairs AS (
+         -- Each user's devices, or one row of NULLs for a user without any. Looked up user by user on the
+         -- (projectId, userId) index: OFFSET 0 keeps the planner from hashing the whole Device table
+         -- instead, which it did for a guessed 10 users per notification.
+         SELECT us."id", us."claimant", us."userId", dv."id" AS "deviceId", dv."platform", dv."deviceToken"
+         FROM users us LEFT JOIN LATERAL (
+           SELECT d."id", d."platform", d."deviceToken" FROM "Device" d WHERE d."projectId" = us."projectId" AND d."userId" = us."userId" OFFSET 0
+         ) dv ON true
        ), added AS (
          INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "claimedBy", "claimedUntil", "createdAt", "updatedAt")
-         SELECT gen_random_uuid(), us."id", dv."userId", dv."id", dv."platform", 'pending', us."claimant", now() + ($3 * interval '1 millisecond'), now(), now()
-         FROM users us JOIN "Device" dv ON dv."projectId" = us."projectId" AND dv."userId" = us."userId"
+         SELECT gen_random_uuid(), p."id", p."userId", p."deviceId", p."platform", 'pending', p."claimant", now() + ($3 * interval '1 millisecond'), now(), now()
+         FROM pairs p WHERE p."deviceId" IS NOT NULL
          ON CONFLICT DO NOTHING
          RETURNING "id", "notificationId", "userId", "deviceId"
        ), nobody AS (
          INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "createdAt", "updatedAt")
-         SELECT gen_random_uuid(), us."id", us."userId", NULL, NULL, 'no_devices', now(), now()
-         FROM users us
-         WHERE NOT EXISTS (SELECT 1 FROM "Device" dv WHERE dv."projectId" = us."projectId" AND dv."userId" = us."userId")
+         SELECT gen_random_uuid(), p."id", p."userId", NULL, NULL, 'no_devices', now(), now()
+         FROM pairs p WHERE p."deviceId" IS NULL
          ON CONFLICT DO NOTHING
        ), counted AS (
          SELECT t."id", count(a."id")::int AS "added" FROM target t LEFT JOIN added a ON a."notificationId" = t."id" GROUP BY t."id"
@@ -134,8 +141,8 @@ export class DeliveryRepository {
          FROM counted c WHERE n."id" = c."id" AND n."status" IN ('queued', 'processing')
          RETURNING n."id", n."projectId", n."status"::text AS "status"
        )
-       SELECT 'row' AS "kind", a."id", a."notificationId", a."userId", a."deviceId", dv."deviceToken", dv."platform", NULL AS "projectId", NULL AS "status"
-       FROM added a JOIN "Device" dv ON dv."id" = a."deviceId"
+       SELECT 'row' AS "kind", a."id", a."notificationId", a."userId", a."deviceId", p."deviceToken", p."platform", NULL AS "projectId", NULL AS "status"
+       FROM added a JOIN pairs p ON p."id" = a."notificationId" AND p."deviceId" = a."deviceId"
        UNION ALL
        SELECT 'finished', p."id", p."id", NULL, NULL, NULL, NULL, p."projectId", p."status" FROM planned p WHERE p."status" <> 'processing'`,
       [items.map((i) => i.notificationId), items.map((i) => i.claimant), this.claimMs],
@@ -190,18 +197,23 @@ export class DeliveryRepository {
   }
 
   /**
-   * Extends the claims of running jobs on the rows they still hold. Rows that another statement is
-   * writing at this moment (their outcome, most likely) are skipped rather than waited for: waiting
-   * would deadlock with a write that locks the same rows in another order, and a skipped row keeps
-   * its claim until the next renewal.
+   * Extends the claims that runs under way hold on the rows they still send (by id, with the run
+   * that holds each). Rows that another statement is writing at this moment (their outcome, most
+   * likely) are skipped rather than waited for: waiting would deadlock with a write that locks the
+   * same rows in another order, and a skipped row keeps its claim until the next renewal.
    */
-  async renewClaims(claimants: readonly string[]): Promise<void> {
-    if (!claimants.length) return;
+  async renewClaims(held: readonly { claimant: string; ids: readonly string[] }[]): Promise<void> {
+    const ids = held.flatMap((h) => h.ids);
+    if (!ids.length) return;
     await this.query(
       'herald_renewClaims',
-      `UPDATE "Delivery" SET "claimedUntil" = now() + ($2 * interval '1 millisecond')
-       WHERE "id" IN (SELECT "id" FROM "Delivery" WHERE "claimedBy" = ANY($1::text[]) AND "status" = 'pending' FOR UPDATE SKIP LOCKED)`,
-      [claimants, this.claimMs],
+      `UPDATE "Delivery" SET "claimedUntil" = now() + ($3 * interval '1 millisecond')
+       WHERE "id" IN (
+         SELECT d."id" FROM unnest($1::uuid[], $2::text[]) AS v("id", "claimant")
+         JOIN "Delivery" d ON d."id" = v."id" AND d."claimedBy" = v."claimant" AND d."status" = 'pending'
+         FOR UPDATE OF d SKIP LOCKED
+       )`,
+      [ids, held.flatMap((h) => h.ids.map(() => h.claimant)), this.claimMs],
     );
   }
 
