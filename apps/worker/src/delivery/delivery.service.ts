@@ -99,14 +99,18 @@ export class DeliveryService {
   private readonly loads: GroupCommit<string, NotificationRow | null>;
   private readonly plans: GroupCommit<{ notificationId: string; claimant: string }, DeliveryRow[]>;
   private readonly claims: GroupCommit<{ deliveryId: string; claimant: string }, Claimed>;
-  private readonly slots: Slots;
+  /** Notifications being delivered, from their load on: what waits for a place is a job id, not a loaded row. */
+  private readonly notifications: Slots;
+  /** Their recipients. */
+  private readonly recipients: Slots;
   /** The rows that runs under way hold, whose claims are renewed. */
   private readonly held = new Set<{ claimant: string; ids: string[] }>();
   private renewer?: NodeJS.Timeout;
 
   constructor(private readonly deps: DeliveryDeps) {
     const { repository } = deps;
-    this.slots = new Slots(deps.maxRecipientsInFlight, deps.maxNotificationsInFlight);
+    this.notifications = new Slots(deps.maxNotificationsInFlight);
+    this.recipients = new Slots(deps.maxRecipientsInFlight);
     this.loads = new GroupCommit(
       async (ids) => {
         const rows = new Map((await repository.load(ids)).map((n) => [n.id, n]));
@@ -142,6 +146,15 @@ export class DeliveryService {
   }
 
   async deliver(work: DeliveryWork): Promise<void> {
+    const leave = await this.notifications.acquire(1);
+    try {
+      await this.run(work);
+    } finally {
+      leave();
+    }
+  }
+
+  private async run(work: DeliveryWork): Promise<void> {
     // Made when there is something to say: a child logger per notification costs CPU at thousands a second.
     let child: Logger | undefined;
     const log = () => (child ??= this.deps.logger.child({ notificationId: work.notificationId }));
@@ -158,7 +171,7 @@ export class DeliveryService {
       if (!(await this.deps.repository.start(n.id))) return;
       n = { ...n, status: 'queued' };
     }
-    const release = await this.slots.acquire(work.deliveryIds?.length ?? n.recipients);
+    const release = await this.recipients.acquire(work.deliveryIds?.length ?? n.recipients);
     try {
       // 2. Plan (or claim the rows of a retry), and meanwhile 3. the context: template, push config,
       // providers (cached per project).

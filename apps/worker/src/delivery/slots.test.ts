@@ -26,16 +26,3 @@ it('grants by weight in order, and a weight above the capacity runs alone', asyn
   const again = await slots.acquire(10);
   again();
 });
-
-it('grants to at most maxHolders at once, however light their weights', async () => {
-  const slots = new Slots(100, 2);
-  const a = await slots.acquire(1);
-  await slots.acquire(1);
-  let third = false;
-  const c = slots.acquire(1).then((release) => ((third = true), release));
-  await flush();
-  expect(third).toBe(false);
-  a();
-  (await c)();
-  expect(third).toBe(true);
-});

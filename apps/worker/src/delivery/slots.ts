@@ -1,47 +1,33 @@
 /**
- * A counting semaphore by weight, with a bound on holders too: how many recipients, and how many
- * notifications, a worker delivers to at once, so that what it holds in memory stays bounded however
- * many jobs it takes (a job may carry many notifications). A weight above the capacity counts as the
- * capacity (it runs alone), so nothing waits forever.
+ * A counting semaphore by weight: how many notifications, and how many recipients, a worker delivers
+ * to at once, so that what it holds in memory stays bounded however many jobs it takes (a job may
+ * carry many notifications). A weight above the capacity counts as the capacity (it runs alone), so
+ * nothing waits forever.
  */
 export class Slots {
   private used = 0;
-  private holders = 0;
   private readonly waiting: { weight: number; grant(): void }[] = [];
 
-  constructor(
-    readonly capacity: number,
-    readonly maxHolders = Infinity,
-  ) {}
+  constructor(readonly capacity: number) {}
 
   /** Resolves with the function that gives the slots back (call it exactly once). */
   async acquire(weight: number): Promise<() => void> {
     const w = Math.max(1, Math.min(weight, this.capacity));
-    if (!this.waiting.length && this.fits(w)) this.take(w);
+    if (!this.waiting.length && this.used + w <= this.capacity) this.used += w;
     else await new Promise<void>((grant) => this.waiting.push({ weight: w, grant }));
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.used -= w;
-      this.holders--;
       this.drain();
     };
   }
 
-  private fits(w: number) {
-    return this.used + w <= this.capacity && this.holders < this.maxHolders;
-  }
-
-  private take(w: number) {
-    this.used += w;
-    this.holders++;
-  }
-
   private drain() {
-    while (this.waiting.length && this.fits(this.waiting[0].weight)) {
+    while (this.waiting.length && this.used + this.waiting[0].weight <= this.capacity) {
       const next = this.waiting.shift()!;
-      this.take(next.weight);
+      this.used += next.weight;
       next.grant();
     }
   }
