@@ -6,7 +6,7 @@
  *
  *   pnpm bench:delivery [--deliveries 100000] [--concurrency 4]       bulk: 500 users × 2 devices per send
  *   pnpm bench:delivery --mode one-user [--notifications 20000]       one-user sends, drained by a stopped worker
- *   pnpm bench:delivery --mode latency [--rate 20] [--seconds 60]     paced sends: POST → emulator receipt
+ *   pnpm bench:delivery --mode latency [--rate 20] [--seconds 60] [--warmup 0]   paced sends: POST → emulator receipt
  *
  * - bulk: the worker runs from the start (a cold start); the rate is deliveries/s from the first
  *   accepted send to the last message the emulator received.
@@ -14,7 +14,9 @@
  *   no worker runs; then the worker starts and the drain rate is notifications/s from its start until
  *   every notification is final.
  * - latency: sends paced at `--rate` per second for `--seconds`, each to its own device; p50/p99/max
- *   from the POST being sent to the emulator receiving the message, and how far delivery lagged.
+ *   from the POST being sent to the emulator receiving the message (also by 10 s of sends), and how
+ *   far delivery lagged. `--warmup S` first sends S seconds at the same rate that are not counted:
+ *   the figures of processes whose code is compiled and whose connections are open.
  *
  * Every mode prints the worker's CPU per delivery (µs), its PostgreSQL statements per notification
  * and per delivery (counted in the worker process), and its RSS at start, peak and end.
@@ -42,6 +44,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '4' },
     rate: { type: 'string', default: '20' },
     seconds: { type: 'string', default: '60' },
+    warmup: { type: 'string', default: '0' },
     'worker-concurrency': { type: 'string' },
     /** Directory for a V8 CPU profile of the worker (node --cpu-prof). */
     'profile-worker': { type: 'string' },
@@ -68,7 +71,7 @@ async function main() {
   const databaseUrl = await freshDatabase('herald_bench');
   const account = serviceAccount('bench-delivery');
   // Only the counters are read in bulk and one-user modes: keeping every message would make the emulator, not Herald, grow.
-  const emulator = await startEmulator(account, MODE === 'latency' ? Math.ceil(Number(args.rate) * Number(args.seconds)) + 100 : 10_000);
+  const emulator = await startEmulator(account, MODE === 'latency' ? Math.ceil(Number(args.rate) * (Number(args.warmup) + Number(args.seconds))) + 100 : 10_000);
   const countDir = mkdtempSync(join(tmpdir(), 'herald-bench-count-'));
   const countFile = join(countDir, 'statements');
   const env = {
@@ -315,7 +318,9 @@ async function oneUser(s: Stack): Promise<Measured> {
 /** Sends paced at --rate/s for --seconds, each to its own device; POST → emulator receipt. */
 async function latency(s: Stack): Promise<Measured> {
   const rate = Number(args.rate);
-  const n = Math.ceil(rate * Number(args.seconds));
+  // Sends of the warm-up (at the same rate, before the measured ones) are delivered but not counted.
+  const warm = Math.ceil(rate * Number(args.warmup ?? 0));
+  const n = warm + Math.ceil(rate * Number(args.seconds));
   await s.db.query(
     `INSERT INTO "Device" ("id", "projectId", "userId", "deviceToken", "provider", "platform", "createdAt", "updatedAt", "lastSeenAt")
      SELECT gen_random_uuid(), $1::uuid, 'lat-' || u, 'lat-' || u, 'fcm', 'android', now(), now(), now()
@@ -325,7 +330,7 @@ async function latency(s: Stack): Promise<Measured> {
   await s.db.query('VACUUM ANALYZE');
   const worker = await s.startWorker();
   await sleep(1000);
-  console.log(`Herald delivery benchmark (latency): ${fmt(n)} one-user sends paced at ${rate}/s for ${args.seconds} s`);
+  console.log(`Herald delivery benchmark (latency): ${fmt(n - warm)} one-user sends paced at ${rate}/s for ${args.seconds} s${warm ? `, after ${fmt(warm)} warm-up sends at the same rate (not counted)` : ''}`);
   const m = await meter(s, worker);
   const sentAt = new Array<number>(n + 1);
   const answeredIn: number[] = [];
@@ -340,28 +345,35 @@ async function latency(s: Stack): Promise<Measured> {
     const due = started + ((i - 1) * 1000) / rate;
     const wait = due - Date.now();
     if (wait > 1) await sleep(wait);
-    if (i % Math.max(1, Math.round(rate)) === 0) {
+    if (i > warm && i % Math.max(1, Math.round(rate)) === 0) {
       const { accepted } = await s.emulator.stats();
       maxLag = Math.max(maxLag, i - accepted);
     }
     sentAt[i] = Date.now();
     const body = JSON.stringify({ userId: `lat-${i}`, templateId: s.tenant.templateId, variables: { order: `#${i}`, name: 'there' } });
     const p = post(agent, `${s.url}/push/send`, s.tenant.apiKey, body).then(
-      (status) => (status === 202 ? answeredIn.push(Date.now() - sentAt[i]) : errors++),
+      (status) => (status !== 202 ? errors++ : i > warm ? answeredIn.push(Date.now() - sentAt[i]) : 0),
       () => errors++,
     );
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
   }
-  const pacedFor = (Date.now() - started) / 1000;
+  const pacedFor = (Date.now() - started) / 1000 - warm / rate;
   await Promise.all(inFlight);
   agent.destroy();
   await waitForEmulator(s, n - errors, worker);
   const seconds = (Date.now() - started) / 1000;
   await waitForFinal(s.db, n - errors);
   const { cpu, rss, statements, redisCommands } = await m.stop();
-  const { messages } = (await (await fetch(`${s.emulator.origin}/_emulator/messages`)).json()) as { messages: { token: string; receivedAt: number }[] };
+  const { messages: all } = (await (await fetch(`${s.emulator.origin}/_emulator/messages`)).json()) as { messages: { token: string; receivedAt: number }[] };
+  const messages = all.filter((msg) => Number(msg.token.slice(4)) > warm);
   const ms = messages.map((msg) => msg.receivedAt - sentAt[Number(msg.token.slice(4))]).sort((a, b) => a - b);
+  // The tail ten seconds of sends at a time: a stall shows where it happened (the start, midway, throughout).
+  const windows: number[][] = [];
+  for (const msg of messages) {
+    const i = Number(msg.token.slice(4));
+    (windows[Math.floor((i - warm - 1) / (rate * 10))] ??= []).push(msg.receivedAt - sentAt[i]);
+  }
   const slowest = messages.map((msg) => [Number(msg.token.slice(4)), msg.receivedAt - sentAt[Number(msg.token.slice(4))]]).sort((a, b) => b[1] - a[1]).slice(0, 5);
   return {
     title: 'latency',
@@ -369,13 +381,14 @@ async function latency(s: Stack): Promise<Measured> {
     notifications: n,
     deliveries: n,
     seconds,
-    rateLine: `${fmt(n / pacedFor)} sends/s offered for ${pacedFor.toFixed(1)} s (${errors} refused); backlog at most ${maxLag} sends`,
+    rateLine: `${fmt((n - warm) / pacedFor)} sends/s offered for ${pacedFor.toFixed(1)} s (${errors} refused); backlog at most ${maxLag} sends`,
     cpu,
     statements,
     redisCommands,
     rss,
     extra: [
       `POST → emulator receipt: p50 ${percentile(ms, 50)} ms, p99 ${percentile(ms, 99)} ms, max ${ms[ms.length - 1]} ms (${ms.length} messages)`,
+      `p99 by 10 s of sends:   ${windows.map((w) => percentile(w.sort((a, b) => a - b), 99)).join(', ')} ms`,
       `slowest:                ${slowest.map(([i, t]) => `send #${i} ${t} ms`).join(', ')} (the first sends of a fresh worker open its FCM session and token)`,
       `POST → 202 answered:     p50 ${percentile(answeredIn.sort((a, b) => a - b), 50)} ms, p99 ${percentile(answeredIn, 99)} ms, max ${answeredIn[answeredIn.length - 1]} ms`,
     ],
