@@ -108,6 +108,9 @@ export class DeliveryRepository {
        ), target AS (
          SELECT n."id", n."projectId", n."userIds", i."claimant" FROM "Notification" n JOIN input i ON i."id" = n."id"
          WHERE n."status" IN ('queued', 'processing')
+         -- Delivery has no foreign key (it cost a lookup per row): a notification deleted meanwhile is
+         -- skipped here rather than given rows, and one deleted later takes its rows with it (a trigger).
+         FOR NO KEY UPDATE OF n
        ), users AS (
          SELECT t."id", t."projectId", t."claimant", u AS "userId" FROM target t CROSS JOIN LATERAL unnest(t."userIds") AS u
        ), pairs AS (
