@@ -298,3 +298,43 @@ describe('what the save-time check accepts, the engine compiles', () => {
     );
   });
 });
+
+describe('plain templates (text and {{name}} placeholders) render without Handlebars, to the same text', () => {
+  it('matches Handlebars on any such template and any JSON variables, errors included', () => {
+    const fc = require('fast-check') as typeof import('fast-check');
+    const Handlebars = require('handlebars') as typeof import('handlebars');
+    const hb = Handlebars.create();
+    const names = ['a', 'b', 'a.b', 'a.length', 'a.0', 'b.c.d', 'constructor', 'toString', 'valueOf', '__proto__', 'a.constructor', '[x y]'];
+    const placeholder = fc.tuple(fc.constantFrom(...names), fc.constantFrom('{{%}}', '{{ % }}', '{{~%}}', '{{%~}}', '{{{%}}}', '{{& %}}')).map(([name, form]) => form.replace('%', name));
+    const text = fc.stringMatching(/^[a-z \n\t.!]{0,6}$/);
+    const template = fc.array(fc.oneof(placeholder, text), { maxLength: 6 }).map((pieces) => pieces.join(''));
+    // Variables as the API hands them over: parsed from JSON, so `__proto__` can be an own key.
+    const key = fc.constantFrom('a', 'b', 'c', 'x y', 'constructor', 'toString', 'valueOf', '__proto__', 'length', '0', 'd');
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.string({ maxLength: 3 }), fc.integer({ min: -3, max: 3 }), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null), fc.array(tie('value'), { maxLength: 3 }), tie('object')),
+      object: fc.array(fc.tuple(key, tie('value')), { maxLength: 4 }).map((entries) => JSON.parse(`{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`) as unknown),
+    }));
+    const outcome = (render: () => string) => {
+      try {
+        return { text: render() };
+      } catch {
+        return { error: true };
+      }
+    };
+    fc.assert(
+      fc.property(template, json.object, (title, vars) => {
+        const ours = outcome(() => compileTemplate({ title, body: '' }).render(vars as Record<string, unknown>).title);
+        const theirs = outcome(() => hb.compile(title, { noEscape: true, strict: false, knownHelpersOnly: true })(vars, { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false }));
+        expect(ours).toEqual(theirs);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('adds numbers side by side as Handlebars does, and reads own properties only', () => {
+    expect(render('{{a}}{{b}}', { a: 1, b: 2 }).title).toBe('3');
+    expect(render('{{a}} {{b}}', { a: 1, b: 2 }).title).toBe('1 2');
+    expect(render('{{a}}{{b}}', { a: [1, 2], b: { c: 1 } }).title).toBe('1,2[object Object]');
+    expect(render('{{constructor}}{{a.length}}{{b.length}}', { a: 'abc', b: 4 }).title).toBe('3');
+  });
+});
