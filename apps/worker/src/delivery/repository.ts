@@ -321,8 +321,10 @@ export class DeliveryRepository {
   async overdue(limit: number): Promise<{ notificationId: string; requeues: number; ids: string[] }[]> {
     const { rows } = await this.query<{ notificationId: string; requeues: number; ids: string[] }>('herald_overdue',
       `SELECT d."notificationId", n."requeues", array_agg(d."id" ORDER BY d."id") AS "ids"
-       FROM "Delivery" d JOIN "Notification" n ON n."id" = d."notificationId"
-       WHERE d."status" = 'pending'
+       FROM "Notification" n JOIN "Delivery" d ON d."notificationId" = n."id" AND d."status" = 'pending'
+       -- Only a notification being processed has pending deliveries: found through its status index, the
+       -- sweep reads the rows of the notifications in flight, not an index over every delivery ever made.
+       WHERE n."status" = 'processing'
          AND ((d."nextAttemptAt" IS NOT NULL AND d."nextAttemptAt" < now() - interval '60 seconds')
            OR (d."nextAttemptAt" IS NULL AND d."updatedAt" < now() - interval '5 minutes'))
        GROUP BY d."notificationId", n."requeues" LIMIT $1`,
