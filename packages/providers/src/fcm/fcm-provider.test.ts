@@ -3,7 +3,7 @@ import { startFcmEmulator, type FcmEmulator } from '@herald/fcm-emulator';
 import { createPushProvider } from '../registry';
 import type { FcmCredentials, PushMessage, TokenResult } from '../types';
 import { ProviderPool } from '../pool';
-import { createFcmProvider, type FcmLogger, type FcmProvider, type FcmProviderOptions } from './index';
+import { createFcmProvider, toFcmMessage, type FcmLogger, type FcmProvider, type FcmProviderOptions } from './index';
 
 const keys = () =>
   generateKeyPairSync('rsa', {
@@ -61,6 +61,32 @@ describe('FCM provider against the emulator', () => {
         },
       });
       expect(emu.received({ token: 'web-1' })[0].message).toEqual({ token: 'web-1', data: { title: 'Hello', body: 'World' }, webpush: { headers: { Urgency: 'normal', TTL: '60', Topic: 'k1' } } });
+    });
+
+    it('a bulk whose messages share their content sends each exactly as its own message would be', async () => {
+      // Built once per content and batch, with the token spliced in: any token, any platform, any option.
+      const now = Math.floor(Date.now() / 1000) * 1000 + 500;
+      const shared = { title: 'Sale "today"', body: 'Up to 50 %\n✓', data: { a: '1' }, options: { ttl: 30, collapseKey: 'k', apns: { badge: 2 } } };
+      const other = { title: 'Other', body: 'x', dataOnly: true, options: shared.options };
+      const messages: PushMessage[] = Array.from({ length: 12 }, (_, i) => ({
+        token: [`plain-${i}`, `quote"-${i}`, `uni\u2028ç\\-${i}`][i % 3],
+        ...(i % 4 === 3 ? other : i % 4 === 2 ? { ...shared, body: 'Only the body differs' } : shared),
+        platform: (['android', 'ios', 'web'] as const)[i % 3],
+      }));
+      const results = await provider({ now: () => now }).send(messages);
+      expect(results.every((r) => r.status === 'sent')).toBe(true);
+      expect(emu.received()).toHaveLength(12);
+      for (const m of messages) expect(emu.received({ token: m.token })[0].message).toEqual(toFcmMessage(m, now));
+    });
+
+    it('a content shared across a second boundary gets the APNs expiration of the second it is sent in', async () => {
+      let now = Date.now();
+      const options = { ttl: 60 };
+      const m = (token: string): PushMessage => ({ token, title: 't', body: 'b', platform: 'ios', options });
+      // One stream: the second message is built after the first was answered, and the clock moved on.
+      await provider({ now: () => (now += 1000), maxConcurrentStreams: 1 }).send([m('sec-1'), m('sec-2')]);
+      const expiration = (token: string) => Number((emu.received({ token })[0].message as { apns: { headers: Record<string, string> } }).apns.headers['apns-expiration']);
+      expect(expiration('sec-2')).toBeGreaterThan(expiration('sec-1'));
     });
 
     it('a dry run sends validate_only: FCM checks every message and delivers none', async () => {

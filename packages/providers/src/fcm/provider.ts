@@ -32,7 +32,29 @@ interface Batch {
   onResult?: (index: number, result: TokenResult) => void;
   validateOnly: boolean;
   done(results: TokenResult[]): void;
+  /** Request bodies already made for this batch's contents, without their token. */
+  shapes?: BodyShape[];
 }
+
+/**
+ * A request body with its token left out: `prefix + JSON.stringify(token) + suffix` is what
+ * `JSON.stringify` makes of the whole message. A bulk send's messages differ in their token only, so
+ * each of its contents is built and serialized once per batch (and per second: APNs' expiration is in
+ * whole seconds) rather than once per device.
+ */
+interface BodyShape {
+  of: PushMessage;
+  second: number;
+  suffix: string;
+}
+
+/** Every body starts so: the token is the first field of the message (`toFcmMessage`). */
+const BODY_PREFIX = '{"message":{"token":';
+/** Contents remembered per batch: a bulk send has one per platform and distinct variable set. */
+const SHAPES_PER_BATCH = 8;
+
+const sameContent = (a: PushMessage, b: PushMessage) =>
+  a.title === b.title && a.body === b.body && a.imageUrl === b.imageUrl && a.data === b.data && a.platform === b.platform && a.options === b.options && a.dataOnly === b.dataOnly;
 
 /** Herald's FCM HTTP v1 client: one HTTP/2 session and one access token per set of credentials. */
 export class FcmProvider implements PushProvider {
@@ -129,11 +151,11 @@ export class FcmProvider implements PushProvider {
     this.workers--;
   }
 
-  private async sendOne(message: PushMessage, { headers, accessToken, validateOnly }: Batch): Promise<TokenResult> {
+  private async sendOne(message: PushMessage, batch: Batch): Promise<TokenResult> {
+    const { headers, accessToken } = batch;
     let response;
     try {
-      const fcmMessage = toFcmMessage(message, this.now());
-      response = await this.http.request(headers, JSON.stringify(validateOnly ? { message: fcmMessage, validate_only: true } : { message: fcmMessage }));
+      response = await this.http.request(headers, this.body(message, batch));
     } catch (err) {
       if (err instanceof TransportError) return { status: 'retryable', error: err.message };
       return { status: 'failed', error: `FCM request not sent: ${(err as Error).message}` };
@@ -142,6 +164,27 @@ export class FcmProvider implements PushProvider {
     // FCM no longer takes this token (expired early, revoked): the next send asks for a new one.
     if (response.status === 401 && result.status === 'auth_failed') this.tokens.invalidate(accessToken);
     return result;
+  }
+
+  /** The message's request body: its content's serialized shape (made once per batch) around its token. */
+  private body(message: PushMessage, batch: Batch): string {
+    const now = this.now();
+    const second = Math.floor(now / 1000);
+    const shapes = (batch.shapes ??= []);
+    let shape = shapes.find((s) => s.second === second && sameContent(s.of, message));
+    if (!shape) {
+      const serialize = (m: PushMessage) => {
+        const fcmMessage = toFcmMessage(m, now);
+        return JSON.stringify(batch.validateOnly ? { message: fcmMessage, validate_only: true } : { message: fcmMessage });
+      };
+      const text = serialize({ ...message, token: '' });
+      // Never otherwise; but should the token ever not come first, the message is serialized whole.
+      if (!text.startsWith(`${BODY_PREFIX}""`)) return serialize(message);
+      shape = { of: message, second, suffix: text.slice(BODY_PREFIX.length + 2) };
+      if (shapes.length >= SHAPES_PER_BATCH) shapes.shift();
+      shapes.push(shape);
+    }
+    return BODY_PREFIX + JSON.stringify(message.token) + shape.suffix;
   }
 }
 
