@@ -99,55 +99,49 @@ it('with a batch larger than what is in flight, answers written before a crash a
   expect(repeated.filter((token) => recorded.includes(token))).toEqual([]);
 }, 90_000);
 
-it('a second job for rows another job is sending (a retry queued again during a backlog) does not send them again', async () => {
-  const { t, prefix, devices, sendToAll } = await slowDevices(800, 60, 1);
-  await p.startWorker({ WORKER_CONCURRENCY: '2', DELIVERY_BATCH_SIZE: '500' });
+/**
+ * A bulk to `users` slow devices (each answered after `slowMs`) whose rows, while the first job is
+ * sending them, are given to a second job (a retry queued again during a backlog): `meanwhile` runs
+ * first, once the sends are under way. Every device must get the notification exactly once.
+ */
+async function copyWhileSending(slowMs: number, users: number, workerEnv: Record<string, string>, meanwhile?: (notificationId: string) => Promise<void>) {
+  const { t, prefix, sendToAll } = await slowDevices(slowMs, users, 1);
+  await p.startWorker({ WORKER_CONCURRENCY: '2', DELIVERY_BATCH_SIZE: '500', ...workerEnv });
   const notificationId = await sendToAll();
-  const mine = () => p.emulator.received().filter((m) => m.token!.startsWith(`slow800-${prefix}-`));
+  const mine = () => p.emulator.received().filter((m) => m.token!.startsWith(`slow${slowMs}-${prefix}-`));
   const deadline = Date.now() + 20_000;
   while (mine().length === 0) {
     if (Date.now() > deadline) throw new Error('the deliver job did not start');
     await new Promise((r) => setTimeout(r, 10));
   }
-  // While the first job's requests are in flight (each answered after 800 ms), a copy of the work.
+  await meanwhile?.(notificationId);
   const pending = await p.h.db.delivery.findMany({ where: { notificationId, status: 'pending' }, select: { id: true } });
   expect(pending.length).toBeGreaterThan(0);
   await p.h.container.queue.add(retryJob.name, { notificationId, deliveryIds: pending.map((r) => r.id) }, retryJob.options);
 
   const n = await p.waitForNotification(t.apiKey.key, notificationId, 30_000);
-  expect(n.stats).toMatchObject({ devices: 60, sent: 60, failed: 0 });
-  await new Promise((r) => setTimeout(r, 1_500)); // a late duplicate would have arrived by now
+  expect(n.stats).toMatchObject({ devices: users, sent: users, failed: 0 });
+  await new Promise((r) => setTimeout(r, slowMs + 700)); // a duplicate sent by the copy would have been answered by now
   const counts = new Map<string, number>();
   for (const m of mine()) counts.set(m.token!, (counts.get(m.token!) ?? 0) + 1);
-  expect(counts.size).toBe(60);
+  expect(counts.size).toBe(users);
   expect([...counts.values()].every((c) => c === 1)).toBe(true);
+}
+
+it('a second job for rows another job is sending (a retry queued again during a backlog) does not send them again', async () => {
+  // The copy comes while the first job's requests are in flight (each answered after 800 ms).
+  await copyWhileSending(800, 60, {});
 }, 60_000);
 
 it('a job that runs longer than its claims last keeps them renewed: a copy of its work started meanwhile sends nothing again', async () => {
   // Claims last 1 s and are renewed every 333 ms; each send is answered after 2.5 s.
-  const { t, prefix, sendToAll } = await slowDevices(2500, 40, 1);
-  await p.startWorker({ WORKER_CONCURRENCY: '2', DELIVERY_BATCH_SIZE: '500', WORKER_LOCK_DURATION_MS: '1000' });
-  const notificationId = await sendToAll();
-  const mine = () => p.emulator.received().filter((m) => m.token!.startsWith(`slow2500-${prefix}-`));
-  const deadline = Date.now() + 20_000;
-  while (mine().length === 0) {
-    if (Date.now() > deadline) throw new Error('the deliver job did not start');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  // Past the first claims' 1 s: without renewal they would have lapsed, and the copy would take the rows.
-  await new Promise((r) => setTimeout(r, 1_500));
-  const pending = await p.h.db.delivery.findMany({ where: { notificationId, status: 'pending' }, select: { id: true, claimedUntil: true } });
-  expect(pending.length).toBe(40);
-  expect(pending.every((r) => r.claimedUntil! > new Date())).toBe(true);
-  await p.h.container.queue.add(retryJob.name, { notificationId, deliveryIds: pending.map((r) => r.id) }, retryJob.options);
-
-  const n = await p.waitForNotification(t.apiKey.key, notificationId, 30_000);
-  expect(n.stats).toMatchObject({ devices: 40, sent: 40, failed: 0 });
-  await new Promise((r) => setTimeout(r, 3_000)); // a duplicate sent by the copy would have been answered by now
-  const counts = new Map<string, number>();
-  for (const m of mine()) counts.set(m.token!, (counts.get(m.token!) ?? 0) + 1);
-  expect(counts.size).toBe(40);
-  expect([...counts.values()].every((c) => c === 1)).toBe(true);
+  await copyWhileSending(2500, 40, { WORKER_LOCK_DURATION_MS: '1000' }, async (notificationId) => {
+    // Past the first claims' 1 s: without renewal they would have lapsed, and the copy would take the rows.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const pending = await p.h.db.delivery.findMany({ where: { notificationId, status: 'pending' }, select: { claimedUntil: true } });
+    expect(pending.length).toBe(40);
+    expect(pending.every((r) => r.claimedUntil! > new Date())).toBe(true);
+  });
 }, 60_000);
 
 it('a worker killed mid-way through a shared deliver job: its notifications recorded as sent are never sent again, and every one ends final', async () => {
