@@ -169,14 +169,16 @@ export class FcmProvider implements PushProvider {
   /** The message's request body: its content's serialized shape (made once per batch) around its token. */
   private body(message: PushMessage, batch: Batch): string {
     const now = this.now();
+    const serialize = (m: PushMessage) => {
+      const fcmMessage = toFcmMessage(m, now);
+      return JSON.stringify(batch.validateOnly ? { message: fcmMessage, validate_only: true } : { message: fcmMessage });
+    };
+    // A batch of one (a one-user send) has nothing to share.
+    if (batch.messages.length === 1) return serialize(message);
     const second = Math.floor(now / 1000);
     const shapes = (batch.shapes ??= []);
     let shape = shapes.find((s) => s.second === second && sameContent(s.of, message));
     if (!shape) {
-      const serialize = (m: PushMessage) => {
-        const fcmMessage = toFcmMessage(m, now);
-        return JSON.stringify(batch.validateOnly ? { message: fcmMessage, validate_only: true } : { message: fcmMessage });
-      };
       const text = serialize({ ...message, token: '' });
       // Never otherwise; but should the token ever not come first, the message is serialized whole.
       if (!text.startsWith(`${BODY_PREFIX}""`)) return serialize(message);
