@@ -32,7 +32,7 @@ if (migrated.status !== 0) process.exit(migrated.status ?? 1);
 
 const procs = [
   ['api', [], 'apps/api/dist/main.js'],
-  // As `pnpm start:worker` runs it (docs/operations.md#memory).
+  // As `pnpm start:worker` runs it (docs/operations.md#worker-memory).
   ['worker', ['--max-old-space-size=96'], 'apps/worker/dist/main.js'],
 ].map(([name, flags, entry]) => {
   const child = spawn(process.execPath, [...flags, path.join(root, entry)], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });

@@ -32,12 +32,12 @@ export interface Child {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts `node <entry>` and resolves once a line of its output matches `ready`. */
 /** Every child a benchmark started: killed when it exits, however it exits (an orphaned worker would go on sweeping the next run's database). */
 const children = new Set<ReturnType<typeof spawn>>();
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(1));
 
+/** Starts `node <entry>` and resolves once a line of its output matches `ready`. */
 export function startNode(entry: string, args: string[], env: Record<string, string | undefined>, ready: RegExp, execArgv: string[] = []): Promise<Child & { match: RegExpExecArray }> {
   const child = spawn(process.execPath, [...execArgv, entry, ...args], { env: { ...process.env, ...env } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);

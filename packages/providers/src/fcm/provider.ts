@@ -53,6 +53,12 @@ const BODY_PREFIX = '{"message":{"token":';
 /** Contents remembered per batch: a bulk send has one per platform and distinct variable set. */
 const SHAPES_PER_BATCH = 8;
 
+/** A message's request body, as FCM's v1 API takes it (`validate_only` for a dry run). */
+function serialize(message: PushMessage, nowMs: number, validateOnly: boolean): string {
+  const fcmMessage = toFcmMessage(message, nowMs);
+  return JSON.stringify(validateOnly ? { message: fcmMessage, validate_only: true } : { message: fcmMessage });
+}
+
 const sameContent = (a: PushMessage, b: PushMessage) =>
   a.title === b.title && a.body === b.body && a.imageUrl === b.imageUrl && a.data === b.data && a.platform === b.platform && a.options === b.options && a.dataOnly === b.dataOnly;
 
@@ -169,19 +175,15 @@ export class FcmProvider implements PushProvider {
   /** The message's request body: its content's serialized shape (made once per batch) around its token. */
   private body(message: PushMessage, batch: Batch): string {
     const now = this.now();
-    const serialize = (m: PushMessage) => {
-      const fcmMessage = toFcmMessage(m, now);
-      return JSON.stringify(batch.validateOnly ? { message: fcmMessage, validate_only: true } : { message: fcmMessage });
-    };
     // A batch of one (a one-user send) has nothing to share.
-    if (batch.messages.length === 1) return serialize(message);
+    if (batch.messages.length === 1) return serialize(message, now, batch.validateOnly);
     const second = Math.floor(now / 1000);
     const shapes = (batch.shapes ??= []);
     let shape = shapes.find((s) => s.second === second && sameContent(s.of, message));
     if (!shape) {
-      const text = serialize({ ...message, token: '' });
+      const text = serialize({ ...message, token: '' }, now, batch.validateOnly);
       // Never otherwise; but should the token ever not come first, the message is serialized whole.
-      if (!text.startsWith(`${BODY_PREFIX}""`)) return serialize(message);
+      if (!text.startsWith(`${BODY_PREFIX}""`)) return serialize(message, now, batch.validateOnly);
       shape = { of: message, second, suffix: text.slice(BODY_PREFIX.length + 2) };
       if (shapes.length >= SHAPES_PER_BATCH) shapes.shift();
       shapes.push(shape);

@@ -203,7 +203,12 @@ export class NotificationService {
     const admitted = drafts.filter((_, i) => outcomes[i] === 'admitted');
     if (admitted.length) {
       const shared = new Map<string, string[]>();
-      for (const d of admitted) if (d.jobId) shared.set(d.jobId, [...(shared.get(d.jobId) ?? []), d.id]);
+      for (const d of admitted) {
+        if (!d.jobId) continue;
+        const ids = shared.get(d.jobId);
+        if (ids) ids.push(d.id);
+        else shared.set(d.jobId, [d.id]);
+      }
       const jobs: { name: string; data: DeliverJobData; opts: JobsOptions }[] = [
         // A scheduled send is a delayed job: BullMQ keeps it in Redis and hands it to a worker when due.
         ...admitted
