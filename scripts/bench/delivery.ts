@@ -20,8 +20,9 @@
  *
  * Every mode prints the worker's CPU per delivery (µs), its PostgreSQL statements per notification
  * and per delivery (counted in the worker process), and its RSS at start, peak and end.
- * Options: --worker-concurrency N, --profile-worker DIR (a V8 CPU profile of the worker, --cpu-prof),
- * --node-options "…" (the worker's node flags; default: those of `pnpm start:worker`), --worker-log FILE.
+ * Options: --worker-concurrency N, --profile-worker DIR (a V8 CPU profile of the worker, --cpu-prof), --profile-api DIR,
+ * --node-options "…" (the worker's node flags; default: those of `pnpm start:worker`), --api-node-options "…"
+ * (the API's; default: those of `pnpm start:api`), --worker-log FILE.
  *
  * Uses DATABASE_URL's server (database `herald_bench`, recreated) and REDIS_URL (a fresh key prefix).
  */
@@ -48,6 +49,10 @@ const { values: args } = parseArgs({
     'worker-concurrency': { type: 'string' },
     /** Directory for a V8 CPU profile of the worker (node --cpu-prof). */
     'profile-worker': { type: 'string' },
+    /** Directory for a V8 CPU profile of the API. */
+    'profile-api': { type: 'string' },
+    /** The API's node flags (default: those of `pnpm start:api`). */
+    'api-node-options': { type: 'string' },
     /** The worker's node flags (default: those `pnpm start:worker` runs it with), e.g. "--max-old-space-size=96 --trace-gc". */
     'node-options': { type: 'string' },
     /** A file to write the worker's output to, once the run is over. */
@@ -55,10 +60,11 @@ const { values: args } = parseArgs({
   },
 });
 const MODE = args.mode;
-/** The flags `pnpm start:worker` gives node (package.json): the figures are those of the worker as shipped. */
-const WORKER_NODE_FLAGS = (args['node-options'] ?? JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts['start:worker'].split(' ').filter((a: string) => a.startsWith('--')).join(' '))
-  .split(' ')
-  .filter(Boolean);
+/** The flags `pnpm <script>` gives node (package.json): the figures are those of the processes as shipped. */
+const shippedFlags = (script: string) => JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts[script].split(' ').filter((a: string) => a.startsWith('--')).join(' ');
+const flags = (given: string | undefined, script: string): string[] => (given ?? shippedFlags(script)).split(' ').filter(Boolean);
+const WORKER_NODE_FLAGS = flags(args['node-options'], 'start:worker');
+const API_NODE_FLAGS = flags(args['api-node-options'], 'start:api');
 if (!['bulk', 'one-user', 'latency'].includes(MODE!)) throw new Error(`--mode must be bulk, one-user or latency, not ${MODE}`);
 const USERS_PER_BULK = 500;
 const DEVICES_PER_USER = 2;
@@ -91,7 +97,10 @@ async function main() {
     ...(args['worker-concurrency'] ? { WORKER_CONCURRENCY: args['worker-concurrency'] } : {}),
   };
   const port = await freePort();
-  const apiProcess = await startNode(join(ROOT, 'apps/api/dist/main.js'), [], { ...env, PORT: String(port), LOG_LEVEL: 'info' }, /Herald API listening/);
+  const apiProcess = await startNode(join(ROOT, 'apps/api/dist/main.js'), [], { ...env, PORT: String(port), LOG_LEVEL: 'info' }, /Herald API listening/, [
+    ...API_NODE_FLAGS,
+    ...(args['profile-api'] ? ['--cpu-prof', `--cpu-prof-dir=${args['profile-api']}`] : []),
+  ]);
   const url = `http://127.0.0.1:${port}`;
   const startWorker = async () => {
     const profile = args['profile-worker'] ? ['--cpu-prof', `--cpu-prof-dir=${args['profile-worker']}`] : [];
