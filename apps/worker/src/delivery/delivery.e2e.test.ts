@@ -200,6 +200,8 @@ describe('delivery semantics', () => {
     expect(p.emulator.received({ token: limited })).toHaveLength(1);
     const rows = await p.h.db.delivery.findMany({ where: { notificationId: n.id } });
     expect(rows.map((r) => r.attempts).sort()).toEqual([1, 2]);
+    // Planned with time-ordered ids (UUID version 7), which Postgres appends to the primary key's index.
+    expect(rows.map((r) => r.id[14])).toEqual(['7', '7']);
   });
 
   it('a device that keeps failing transiently fails after DELIVERY_MAX_ATTEMPTS', async () => {

@@ -123,13 +123,13 @@ export class DeliveryRepository {
          ) dv ON true
        ), added AS (
          INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "claimedBy", "claimedUntil", "createdAt", "updatedAt")
-         SELECT gen_random_uuid(), p."id", p."userId", p."deviceId", p."platform", 'pending', p."claimant", now() + ($3 * interval '1 millisecond'), now(), now()
+         SELECT herald_uuid_v7(), p."id", p."userId", p."deviceId", p."platform", 'pending', p."claimant", now() + ($3 * interval '1 millisecond'), now(), now()
          FROM pairs p WHERE p."deviceId" IS NOT NULL
          ON CONFLICT DO NOTHING
          RETURNING "id", "notificationId", "userId", "deviceId"
        ), nobody AS (
          INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "createdAt", "updatedAt")
-         SELECT gen_random_uuid(), p."id", p."userId", NULL, NULL, 'no_devices', now(), now()
+         SELECT herald_uuid_v7(), p."id", p."userId", NULL, NULL, 'no_devices', now(), now()
          FROM pairs p WHERE p."deviceId" IS NULL
          ON CONFLICT DO NOTHING
        ), counted AS (
