@@ -11,6 +11,7 @@ import { OutcomeWriter } from './delivery/outcome-writer';
 import { ProjectContexts } from './delivery/project-context';
 import { SendRateLimiter } from './delivery/rate-limiter';
 import { DeliveryRepository } from './delivery/repository';
+import { Retention } from './retention';
 import { Sweeper } from './sweeper';
 import { OutcomeEvents } from './webhooks/outcome-events';
 import { WebhookDispatcher, type WebhookObserver } from './webhooks/webhook.service';
@@ -125,7 +126,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     claimRenewMs: Math.max(250, Math.floor(config.lockDurationMs / 3)),
     observe,
   });
-  const sweeper = new Sweeper(repository, queue, logger, observe);
+  const sweeper = new Sweeper(repository, queue, logger, observe, new Retention(sqlPool(db), config.retentionDays));
   return {
     config,
     logger,

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { chunk, deliverJob, deliverJobId, retryJob, sweepJob } from '@herald/core';
 import type { DeliveryObserver } from './delivery/delivery.service';
 import type { DeliveryRepository } from './delivery/repository';
+import type { Purged, Retention } from './retention';
 
 /** A notification still `queued` this long after acceptance, without a live job, has lost its job. */
 export const STALE_QUEUED_MS = 30_000;
@@ -20,7 +21,8 @@ const SWEEP_LIMIT = 500;
  * Re-adding is harmless: jobs only send rows that are still pending, and claim them first. Work
  * queued again `MAX_REQUEUES` times is given up: its pending deliveries fail, and the notification
  * takes its final status. It runs as a BullMQ job scheduler: one sweep per interval, on whichever
- * worker takes the job.
+ * worker takes the job. With a retention (`RETENTION_DAYS`), each sweep then deletes what has
+ * outlived it.
  */
 export class Sweeper {
   constructor(
@@ -28,6 +30,7 @@ export class Sweeper {
     private readonly queue: Queue,
     private readonly logger: Logger,
     private readonly observe?: DeliveryObserver,
+    private readonly retention?: Retention,
   ) {}
 
   /** Schedules the sweep every `intervalMs` (the first one interval from now); every worker may call it. */
@@ -35,7 +38,7 @@ export class Sweeper {
     await this.queue.upsertJobScheduler(sweepJob.schedulerId, { every: intervalMs, startDate: new Date(Date.now() + intervalMs) }, { name: sweepJob.name, data: {}, opts: sweepJob.options });
   }
 
-  async sweep(): Promise<{ requeued: number; abandoned: number }> {
+  async sweep(): Promise<{ requeued: number; abandoned: number; purged?: Purged }> {
     const requeued: string[] = [];
     const abandoned: string[] = [];
     for (const { id, requeues, jobId } of await this.repository.staleQueued(STALE_QUEUED_MS, SWEEP_LIMIT)) {
@@ -68,6 +71,8 @@ export class Sweeper {
     for (const f of finished) this.observe?.finished?.(f);
     if (requeued.length) this.logger.warn({ requeued: requeued.length }, 'sweeper queued lost work again');
     if (abandoned.length) this.logger.error({ notificationIds: abandoned }, 'sweeper gave up on lost work queued again too often');
-    return { requeued: requeued.length, abandoned: abandoned.length };
+    const purged = await this.retention?.purge();
+    if (purged && (purged.notifications || purged.webhookEvents)) this.logger.info(purged, 'retention: deleted notifications and webhook events older than RETENTION_DAYS');
+    return { requeued: requeued.length, abandoned: abandoned.length, purged };
   }
 }

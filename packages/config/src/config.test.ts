@@ -88,6 +88,14 @@ describe('loadApiConfig', () => {
     expect(() => loadWorkerConfig({ ...prod, WEBHOOK_ALLOW_PRIVATE: 'yes' })).toThrow(/WEBHOOK_ALLOW_PRIVATE/);
   });
 
+  it('keeps everything unless RETENTION_DAYS says how long, at least the 7 days the overview counts', () => {
+    expect(loadWorkerConfig(prod).retentionDays).toBe(0);
+    expect(loadWorkerConfig({ ...prod, RETENTION_DAYS: '30' }).retentionDays).toBe(30);
+    expect(loadWorkerConfig({ ...prod, RETENTION_DAYS: '7' }).retentionDays).toBe(7);
+    expect(() => loadWorkerConfig({ ...prod, RETENTION_DAYS: '3' })).toThrow(/RETENTION_DAYS: must be 0 \(keep everything\) or at least 7/);
+    expect(() => loadWorkerConfig({ ...prod, RETENTION_DAYS: '-1' })).toThrow(/RETENTION_DAYS/);
+  });
+
   it('refuses malformed values, naming them', () => {
     expect(() => loadApiConfig({ ...prod, PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadApiConfig({ ...prod, CREDENTIALS_ENCRYPTION_KEY: 'c2hvcnQ=' })).toThrow(/CREDENTIALS_ENCRYPTION_KEY must be 32 bytes/);

@@ -106,6 +106,11 @@ const workerSchema = z.object({
   WORKER_LOCK_DURATION_MS: intFrom(30_000, 1000),
   /** How often queued notifications whose job was lost are looked for. */
   SWEEP_INTERVAL_MS: intFrom(30_000, 100),
+  /**
+   * Days a final notification (with its deliveries) and a webhook event are kept; 0 keeps everything.
+   * At least 7: the dashboard's overview counts the last 7 days, and idempotency keys last 24 hours.
+   */
+  RETENTION_DAYS: intFrom(0).refine((d) => d === 0 || d >= 7, 'must be 0 (keep everything) or at least 7'),
   /** The worker mails a project's admins when it disables a failing webhook endpoint. */
   SMTP_URL: optionalString,
   MAIL_FROM: z.string().default('Herald <no-reply@herald.local>'),
@@ -186,6 +191,8 @@ export interface WorkerConfig extends CommonConfig {
   batchSize: number;
   lockDurationMs: number;
   sweepIntervalMs: number;
+  /** Days final notifications and webhook events are kept (0: forever). */
+  retentionDays: number;
   mail: { transport: 'smtp' | 'log'; smtpUrl?: string; from: string };
   webhooks: { timeoutMs: number; retryBaseMs: number; retryMaxDelayMs: number; retryWindowMs: number; disableAfterMs: number; concurrency: number };
 }
@@ -349,6 +356,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     batchSize: e.DELIVERY_BATCH_SIZE,
     lockDurationMs: e.WORKER_LOCK_DURATION_MS,
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
+    retentionDays: e.RETENTION_DAYS,
     mail: { transport, smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     webhooks: {
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
