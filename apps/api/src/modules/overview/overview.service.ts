@@ -18,6 +18,8 @@ const toBucket = (r: BucketRow) => ({ start: r.start.toISOString(), notification
  * day of the last 7 (today included), empty ones as zeros, and the registered devices by platform.
  * The notification's own `sent`/`failed` counters are summed (devices, not notifications), so the
  * query reads the project's notifications of the week through their (projectId, createdAt) index.
+ * Dry runs are left out: they deliver nothing (their validated messages count as `sent` on the
+ * notification itself, so that its status reads like a real send's).
  */
 export class OverviewService {
   constructor(private readonly db: Db) {}
@@ -27,12 +29,12 @@ export class OverviewService {
       this.db.$queryRaw<BucketRow[]>`
         SELECT b.start, COUNT(n."id")::int AS notifications, COALESCE(SUM(n."sent"), 0)::int AS sent, COALESCE(SUM(n."failed"), 0)::int AS failed
         FROM generate_series(date_trunc('hour', now()) - interval '23 hours', date_trunc('hour', now()), interval '1 hour') AS b(start)
-        LEFT JOIN "Notification" n ON n."projectId" = ${projectId}::uuid AND n."createdAt" >= b.start AND n."createdAt" < b.start + interval '1 hour'
+        LEFT JOIN "Notification" n ON n."projectId" = ${projectId}::uuid AND NOT n."dryRun" AND n."createdAt" >= b.start AND n."createdAt" < b.start + interval '1 hour'
         GROUP BY b.start ORDER BY b.start`,
       this.db.$queryRaw<BucketRow[]>`
         SELECT b.start, COUNT(n."id")::int AS notifications, COALESCE(SUM(n."sent"), 0)::int AS sent, COALESCE(SUM(n."failed"), 0)::int AS failed
         FROM generate_series(date_trunc('day', now(), 'UTC') - interval '6 days', date_trunc('day', now(), 'UTC'), interval '1 day') AS b(start)
-        LEFT JOIN "Notification" n ON n."projectId" = ${projectId}::uuid AND n."createdAt" >= b.start AND n."createdAt" < b.start + interval '1 day'
+        LEFT JOIN "Notification" n ON n."projectId" = ${projectId}::uuid AND NOT n."dryRun" AND n."createdAt" >= b.start AND n."createdAt" < b.start + interval '1 day'
         GROUP BY b.start ORDER BY b.start`,
       this.db.$queryRaw<{ platform: string; count: number }[]>`
         SELECT "platform", COUNT(*)::int AS count FROM "Device" WHERE "projectId" = ${projectId}::uuid GROUP BY "platform" ORDER BY count DESC, "platform"`,

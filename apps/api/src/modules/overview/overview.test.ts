@@ -10,14 +10,14 @@ afterAll(() => h.close());
 
 const HOUR = 3600_000;
 
-async function notification(projectId: string, createdAt: Date, sent: number, failed: number) {
+async function notification(projectId: string, createdAt: Date, sent: number, failed: number, dryRun = false) {
   await h.db.notification.create({
-    data: { projectId, templateId: randomUUID(), userIds: ['u'], variables: {}, status: failed ? 'partially_failed' : 'completed', sent, failed, createdAt },
+    data: { projectId, templateId: randomUUID(), userIds: ['u'], variables: {}, status: failed ? 'partially_failed' : 'completed', sent, failed, createdAt, dryRun },
   });
 }
 
 describe('GET /projects/{projectId}/overview', () => {
-  it('sums sent and failed devices per hour over 24 hours and per UTC day over 7 days, zeros included, and counts devices by platform', async () => {
+  it('sums sent and failed devices per hour over 24 hours and per UTC day over 7 days, zeros included, dry runs left out, and counts devices by platform', async () => {
     const t = await tenant(h);
     const other = await tenant(h);
     const now = Date.now();
@@ -26,6 +26,7 @@ describe('GET /projects/{projectId}/overview', () => {
     await notification(t.project.id, new Date(now - 3 * 24 * HOUR), 5, 5);
     await notification(t.project.id, new Date(now - 9 * 24 * HOUR), 100, 100); // outside both windows
     await notification(other.project.id, new Date(now - 60_000), 50, 50); // another tenant's
+    await notification(t.project.id, new Date(now - 60_000), 7, 0, true); // a dry run: validated, nothing delivered
     for (const [platform, token] of [['android', 'a1'], ['android', 'a2'], ['ios', 'i1']]) {
       await h.db.device.create({ data: { projectId: t.project.id, userId: 'u', deviceToken: token, provider: 'fcm', platform } });
     }
