@@ -224,7 +224,8 @@ export class DeliveryRepository {
    * Writes outcomes, the notifications' counters and — for each notification whose last pending
    * delivery this resolves — its final status, in one statement. A delivery that is no longer pending
    * is left as it is and not counted. Pruned devices are deleted. Returns the deliveries written and
-   * the notifications that finished.
+   * the notifications that finished. (Postgres answers with the few it skipped rather than the many
+   * it wrote: a row per delivery was most of what a bulk write sent back.)
    */
   async record(outcomes: readonly Outcome[]): Promise<{ written: Set<string>; finished: Finished[] }> {
     const v = {
@@ -286,17 +287,18 @@ export class DeliveryRepository {
          FROM counts c WHERE n."id" = c."id" AND c."sent" + c."failed" > 0 AND n."status" IN ('queued', 'processing')
          RETURNING n."id", n."projectId", n."status"::text AS "status"
        )
-       SELECT 'written' AS "kind", "id", NULL AS "projectId", NULL AS "status" FROM written
+       SELECT 'skipped' AS "kind", v."id", NULL AS "projectId", NULL AS "status" FROM v WHERE NOT EXISTS (SELECT 1 FROM written w WHERE w."id" = v."id")
        UNION ALL
        SELECT 'finished', "id", "projectId", "status" FROM counted WHERE "status" <> 'processing'`,
       [v.id, v.kind, v.provider, v.mid, v.err, v.attempts, v.delay, v.device],
     );
-    const out = { written: new Set<string>(), finished: [] as Finished[] };
+    const skipped = new Set<string>();
+    const finished: Finished[] = [];
     for (const r of rows) {
-      if (r.kind === 'written') out.written.add(r.id);
-      else out.finished.push({ notificationId: r.id, projectId: r.projectId!, status: r.status as FinalStatus });
+      if (r.kind === 'skipped') skipped.add(r.id);
+      else finished.push({ notificationId: r.id, projectId: r.projectId!, status: r.status as FinalStatus });
     }
-    return out;
+    return { written: new Set(skipped.size ? v.id.filter((id) => !skipped.has(id)) : v.id), finished };
   }
 
   /**

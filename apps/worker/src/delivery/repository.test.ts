@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import { sqlPool } from '@herald/db';
+import { startApi, type Harness } from '../../../../test/harness';
+import { tenant } from '../../../../test/fixtures';
+import { DeliveryRepository } from './repository';
+
+let h: Harness;
+let repository: DeliveryRepository;
+beforeAll(async () => {
+  h = await startApi();
+  repository = new DeliveryRepository(sqlPool(h.db), 30_000);
+});
+afterAll(() => h.close());
+
+describe('DeliveryRepository.record', () => {
+  it('writes the outcomes of pending rows only, answers which it wrote, and finishes the notification once', async () => {
+    const t = await tenant(h);
+    for (const token of ['a', 'b']) await h.db.device.create({ data: { projectId: t.project.id, userId: 'u1', deviceToken: `${token}-${randomUUID()}`, provider: 'fcm', platform: 'android' } });
+    const n = await h.db.notification.create({ data: { projectId: t.project.id, templateId: randomUUID(), userIds: ['u1'], variables: {}, recipients: 1 } });
+    const { rows } = await repository.plan([{ notificationId: n.id, claimant: 'test' }]);
+    expect(rows).toHaveLength(2);
+    const [a, b] = rows.map((r) => r.id);
+    const provider = randomUUID();
+    const sent = (deliveryId: string, providerMessageId: string) => ({ kind: 'sent' as const, deliveryId, providerConfigId: provider, providerMessageId });
+
+    const first = await repository.record([sent(a, 'm-a')]);
+    expect([...first.written]).toEqual([a]);
+    expect(first.finished).toEqual([]);
+
+    // `a` is final now: its second outcome (a copy of the work answered late) is skipped, `b` is written.
+    const second = await repository.record([sent(a, 'm-a-again'), sent(b, 'm-b')]);
+    expect([...second.written]).toEqual([b]);
+    expect(second.finished).toEqual([{ notificationId: n.id, projectId: t.project.id, status: 'completed' }]);
+
+    // Nothing is pending any more: nothing is written, and the notification does not finish twice.
+    expect(await repository.record([sent(b, 'm-b-again')])).toEqual({ written: new Set(), finished: [] });
+    const stored = await h.db.delivery.findMany({ where: { notificationId: n.id }, orderBy: { providerMessageId: 'asc' } });
+    expect(stored.map((d) => [d.status, d.providerMessageId])).toEqual([
+      ['sent', 'm-a'],
+      ['sent', 'm-b'],
+    ]);
+    expect(await h.db.notification.findUniqueOrThrow({ where: { id: n.id } })).toMatchObject({ status: 'completed', sent: 2, failed: 0, pendingDeliveries: 0 });
+  });
+});
