@@ -341,7 +341,7 @@ async function latency(s: Stack): Promise<Measured> {
   await sleep(1000);
   console.log(`Herald delivery benchmark (latency): ${fmt(n - warm)} one-user sends paced at ${rate}/s for ${args.seconds} s${warm ? `, after ${fmt(warm)} warm-up sends at the same rate (not counted)` : ''}`);
   // Measures the counted sends only: from the first of them (after the warm-up) to the end.
-  let m = await meter(s, worker);
+  let m = warm ? undefined : await meter(s, worker);
   const sentAt = new Array<number>(n + 1);
   const answeredIn: number[] = [];
   // A backend's connection pool (as in bench:api's paced runs): a send waits for a free connection,
@@ -356,8 +356,7 @@ async function latency(s: Stack): Promise<Measured> {
     const due = started + ((i - 1) * 1000) / rate;
     const wait = due - Date.now();
     if (wait > 1) await sleep(wait);
-    if (warm && i === warm + 1) {
-      await m.stop();
+    if (!m && i > warm) {
       m = await meter(s, worker);
       measuredFrom = Date.now();
     }
@@ -381,7 +380,8 @@ async function latency(s: Stack): Promise<Measured> {
   await waitForEmulator(s, n - errors, worker);
   const seconds = (Date.now() - measuredFrom) / 1000;
   await waitForFinal(s.db, n - errors);
-  const { cpu, rss, statements, redisCommands } = await m.stop();
+  // (No counted sends at all with --seconds 0: an empty measurement.)
+  const { cpu, rss, statements, redisCommands } = await (m ?? (await meter(s, worker))).stop();
   const { messages: all } = (await (await fetch(`${s.emulator.origin}/_emulator/messages`)).json()) as { messages: { token: string; receivedAt: number }[] };
   const messages = all.filter((msg) => Number(msg.token.slice(4)) > warm);
   const ms = messages.map((msg) => msg.receivedAt - sentAt[Number(msg.token.slice(4))]).sort((a, b) => a - b);
