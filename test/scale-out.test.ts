@@ -145,6 +145,12 @@ describe('two APIs, two workers, one Postgres and one Redis', () => {
     const victim = workers[0];
     await victim.stop('SIGKILL');
     expect(victim.child.signalCode).toBe('SIGKILL');
+    // The requests in flight at the kill: FCM had them, and their answer was not written yet. (Read
+    // before the dead worker's claims lapse, after which the survivor sends those rows again.)
+    const receivedAtKill = new Set(receivedCounts(tokens).keys());
+    const pendingAtKill = await p.h.db.delivery.findMany({ where: { notificationId: { in: ids }, status: 'pending' }, select: { deviceId: true } });
+    const pendingTokens = new Set((await p.h.db.device.findMany({ where: { id: { in: pendingAtKill.map((d) => d.deviceId!) } }, select: { deviceToken: true } })).map((d) => d.deviceToken));
+    const inFlightAtKill = [...receivedAtKill].filter((t) => pendingTokens.has(t));
     const sentAtKill = await p.h.db.delivery.count({ where: { notificationId: { in: ids }, status: 'sent' } });
     expect(sentAtKill).toBeLessThan(tokens.length);
 
@@ -153,7 +159,9 @@ describe('two APIs, two workers, one Postgres and one Redis', () => {
     const counts = receivedCounts(tokens);
     expect(counts.size).toBe(tokens.length);
     expect([...counts.values()].every((c) => c <= 2)).toBe(true);
-    const repeated = [...counts.values()].filter((c) => c > 1).length;
-    expect(repeated).toBeLessThanOrEqual(BATCH * CONCURRENCY);
+    // Those, and only those, may have reached FCM twice. (How many depends on the moment: a worker
+    // has up to its HTTP/2 streams in flight, from any of the jobs and shared jobs it runs.)
+    const repeated = [...counts].filter(([, c]) => c > 1).map(([token]) => token);
+    expect(repeated.filter((t) => !inFlightAtKill.includes(t))).toEqual([]);
   });
 });
