@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { cpuMs, cpuMsByName, fmt, freePort, pct, percentile, ROOT, serviceAccount, setupTenant, startNode, freshDatabase, stealMs } from './lib';
+import { dropDatabase } from '../../packages/db/src/migrate';
 import { deleteKeysWithPrefix } from '../../test/redis-keys';
 
 const { values: args } = parseArgs({
@@ -187,6 +188,7 @@ async function main() {
     await apiProcess.stop();
     await bare.stop();
     await deleteKeysWithPrefix(redisUrl, queuePrefix);
+    await dropDatabase(databaseUrl);
   }
 }
 

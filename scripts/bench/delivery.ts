@@ -24,7 +24,8 @@
  * --node-options "…" (the worker's node flags; default: those of `pnpm start:worker`), --api-node-options "…"
  * (the API's; default: those of `pnpm start:api`), --worker-log FILE.
  *
- * Uses DATABASE_URL's server (database `herald_bench`, recreated) and REDIS_URL (a fresh key prefix).
+ * Uses DATABASE_URL's server (database `herald_bench`, or --database NAME: created afresh, dropped at
+ * the end) and REDIS_URL (a fresh key prefix, deleted at the end).
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -35,6 +36,7 @@ import { parseArgs } from 'node:util';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { api, bareLoop, cpuMs, cpuMsByName, fmt, freePort, mintAccessToken, pct, percentile, rssMiB, ROOT, serviceAccount, setupTenant, startEmulator, startNode, freshDatabase, stealMs } from './lib';
+import { dropDatabase } from '../../packages/db/src/migrate';
 import { deleteKeysWithPrefix } from '../../test/redis-keys';
 
 const { values: args } = parseArgs({
@@ -57,6 +59,8 @@ const { values: args } = parseArgs({
     'node-options': { type: 'string' },
     /** A file to write the worker's output to, once the run is over. */
     'worker-log': { type: 'string' },
+    /** The database the run creates on DATABASE_URL's server, and drops at the end. */
+    database: { type: 'string', default: 'herald_bench' },
   },
 });
 const MODE = args.mode;
@@ -74,7 +78,7 @@ const TITLE = 'Your order {{order}} has shipped';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
-  const databaseUrl = await freshDatabase('herald_bench');
+  const databaseUrl = await freshDatabase(args.database!);
   const account = serviceAccount('bench-delivery');
   // Only the counters are read in bulk and one-user modes: keeping every message would make the emulator, not Herald, grow.
   const emulator = await startEmulator(account, MODE === 'latency' ? Math.ceil(Number(args.rate) * (Number(args.warmup) + Number(args.seconds))) + 100 : 10_000);
@@ -156,9 +160,13 @@ async function main() {
       data: { kind: 'order.shipped' },
     }));
     const bareStarted = Date.now();
+    const emulatorCpu = cpuMs(emulator.pid);
     const bareSent = await bareLoop(emulator.origin, account.projectId, token, messages, 100);
-    const bareRate = bareSent / ((Date.now() - bareStarted) / 1000);
-    console.log(`bare node:http2 client: ${fmt(bareRate).padStart(8)} messages/s (same emulator, 100 streams)`);
+    const bareSeconds = (Date.now() - bareStarted) / 1000;
+    const bareRate = bareSent / bareSeconds;
+    // The emulator's share shows which side of the bare loop is the limit.
+    const emulatorBusy = (cpuMs(emulator.pid) - emulatorCpu) / 10 / bareSeconds;
+    console.log(`bare node:http2 client: ${fmt(bareRate).padStart(8)} messages/s (same emulator, 100 streams; the emulator meanwhile at ${emulatorBusy.toFixed(0)} % of a core)`);
     console.log(`ratio:                  ${pct(measured.deliveries / measured.seconds / bareRate)} of the ceiling (deliveries/s)`);
   }
 
@@ -169,6 +177,7 @@ async function main() {
   await apiProcess.stop();
   await emulator.stop();
   await deleteKeysWithPrefix(env.REDIS_URL, env.QUEUE_PREFIX);
+  await dropDatabase(databaseUrl);
   rmSync(countDir, { recursive: true, force: true });
 }
 
@@ -250,8 +259,15 @@ async function bulk(s: Stack): Promise<Measured> {
   await Promise.all(Array.from({ length: Number(args.concurrency) }, sendLoop));
   const acceptedAll = Date.now();
   const rssAt: string[] = [];
+  // When the first delivery and each tenth of them reached the emulator: where a cold start's time goes.
+  const reachedAt: string[] = [];
+  let firstAt = 0;
   await waitForEmulator(s, total, worker, (accepted) => {
-    while (rssAt.length < 10 && accepted >= ((rssAt.length + 1) * total) / 10) rssAt.push(`${(rssAt.length + 1) * 10}%: ${rssMiB(worker.pid).toFixed(0)}`);
+    if (accepted > 0 && !firstAt) firstAt = Date.now() - started;
+    while (rssAt.length < 10 && accepted >= ((rssAt.length + 1) * total) / 10) {
+      rssAt.push(`${(rssAt.length + 1) * 10}%: ${rssMiB(worker.pid).toFixed(0)}`);
+      reachedAt.push(((Date.now() - started) / 1000).toFixed(2));
+    }
   });
   const seconds = (Date.now() - started) / 1000;
   await waitForFinal(s.db, bulks);
@@ -274,6 +290,7 @@ async function bulk(s: Stack): Promise<Measured> {
     extra: [
       `time to delivery:       p50 ${Number(lat.rows[0].p50).toFixed(0)} ms, p99 ${Number(lat.rows[0].p99).toFixed(0)} ms (API accept → delivery recorded)`,
       `worker RSS (MiB) by progress: ${rssAt.join(', ')}`,
+      `progress (s):           first delivery after ${(firstAt / 1000).toFixed(2)}; each tenth of them after ${reachedAt.join(', ')}`,
     ],
   };
 }
