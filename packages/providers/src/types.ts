@@ -53,6 +53,12 @@ export interface PushProvider {
   send(messages: readonly PushMessage[], onResult?: (index: number, result: TokenResult) => void, options?: SendOptions): Promise<TokenResult[]>;
   /** Proves the credentials work (for FCM: obtains an access token) without sending anything. */
   verifyCredentials(): Promise<CredentialCheck>;
+  /**
+   * Gets ready to send without sending (for FCM: obtains the access token and opens the HTTP/2
+   * session), so that a first send does not wait for them; at once when ready already. Never
+   * rejects: a failure is met again, and reported, by the send.
+   */
+  prepare?(): Promise<void>;
   /** Releases connections. */
   close(): Promise<void>;
 }

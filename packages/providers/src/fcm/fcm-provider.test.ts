@@ -135,6 +135,22 @@ describe('FCM provider against the emulator', () => {
       expect(sent('web-1')).not.toHaveProperty('apns');
     });
 
+    it('prepare() obtains the token and opens the session without sending, and the sends that follow use them', async () => {
+      const p = provider();
+      await p.prepare();
+      expect(emu.stats()).toMatchObject({ tokenRequests: 1, connections: 2, sendRequests: 0 }); // one HTTP/1.1 for the token, one h2c
+      await p.prepare(); // ready already: nothing more
+      expect(await p.send([push('device-1'), push('device-2')])).toEqual([expect.objectContaining({ status: 'sent' }), expect.objectContaining({ status: 'sent' })]);
+      expect(emu.stats()).toMatchObject({ tokenRequests: 1, connections: 2, accepted: 2 });
+    });
+
+    it('prepare() with credentials FCM refuses resolves, and the send reports the failure', async () => {
+      const p = provider({}, { ...credentials, privateKey: keys().privateKey });
+      await expect(p.prepare()).resolves.toBeUndefined();
+      expect(await p.send([push('device-1')])).toEqual([expect.objectContaining({ status: 'auth_failed' })]);
+      expect(emu.stats().accepted).toBe(0);
+    });
+
     it('answers [] for no messages without fetching a token', async () => {
       expect(await provider().send([])).toEqual([]);
       expect(emu.stats().tokenRequests).toBe(0);

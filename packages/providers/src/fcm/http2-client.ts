@@ -49,6 +49,7 @@ export class Http2Client {
   /** Deadlines are checked by one sweeping timer rather than a timer per stream: cheaper at thousands of requests a second. */
   private readonly inFlight = new Set<InFlight>();
   private sweeper?: NodeJS.Timeout;
+  private opening?: { session: http2.ClientHttp2Session; connected: Promise<void> };
 
   constructor(private readonly options: Http2ClientOptions) {
     this.limit = options.maxConcurrentStreams;
@@ -68,6 +69,33 @@ export class Http2Client {
     } finally {
       this.release();
     }
+  }
+
+  /**
+   * Opens the session ahead of the first request; resolves once it is connected (at once when it
+   * is), or failed to: a failure is met again, and reported, by the next request.
+   */
+  open(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    let session: http2.ClientHttp2Session;
+    try {
+      session = this.connect();
+    } catch {
+      return Promise.resolve();
+    }
+    if (!session.connecting) return Promise.resolve();
+    // Callers while it connects share one wait.
+    if (this.opening?.session !== session) {
+      const connected = new Promise<void>((resolve) => {
+        const done = () => {
+          session.off('connect', done).off('close', done).off('error', done);
+          resolve();
+        };
+        session.once('connect', done).once('close', done).once('error', done);
+      });
+      this.opening = { session, connected };
+    }
+    return this.opening.connected;
   }
 
   /** Lets queued and in-flight requests finish, then closes the session. */

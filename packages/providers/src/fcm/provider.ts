@@ -115,6 +115,11 @@ export class FcmProvider implements PushProvider {
     }
   }
 
+  async prepare(): Promise<void> {
+    if (this.closed) return;
+    await Promise.all([this.http.open(), this.tokens.get().catch(() => undefined)]);
+  }
+
   /** Lets the sends under way finish, then closes the session. */
   async close(): Promise<void> {
     this.closed = true;
