@@ -146,10 +146,11 @@ it('a job that runs longer than its claims last keeps them renewed: a copy of it
 
 it('a worker killed mid-way through a shared deliver job: its notifications recorded as sent are never sent again, and every one ends final', async () => {
   // One job carrying 40 one-user notifications (as sends accepted together are queued): 20 to
-  // devices answered at once, 20 to devices answered after 3 s, still in flight at the kill.
+  // devices answered at once, 20 to devices answered after 6 s, still in flight at the kill. (With 3 s,
+  // a machine busy with other suites once recorded all 40 before the test got to kill the worker.)
   const t = await p.project();
   const prefix = unique('shared');
-  const tokens = Array.from({ length: 40 }, (_, u) => (u < 20 ? `${prefix}-fast-${u}` : `slow3000-${prefix}-${u}`));
+  const tokens = Array.from({ length: 40 }, (_, u) => (u < 20 ? `${prefix}-fast-${u}` : `slow6000-${prefix}-${u}`));
   await p.h.db.device.createMany({ data: tokens.map((deviceToken, u) => ({ projectId: t.project.id, provider: 'fcm', platform: 'android', userId: `${prefix}-u${u}`, deviceToken })) });
   const jobId = sharedDeliverJobId();
   const ids: string[] = [];
