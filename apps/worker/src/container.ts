@@ -98,6 +98,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
         logger.error({ providerConfigId, err: { message: err.message } }, 'provider credentials cannot be decrypted; skipping this provider'),
       ),
     compile: (source) => compiler.compile(source),
+    prepare: (provider) => void clients.get(provider).prepare?.(),
   });
   const outcomes = new OutcomeWriter({
     record: (o) => repository.record(o),

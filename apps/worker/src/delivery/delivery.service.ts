@@ -175,7 +175,7 @@ export class DeliveryService {
     try {
       // 2. Plan (or claim the rows of a retry), and meanwhile 3. the context: template, push config,
       // providers (cached per project).
-      const [{ rows, held }, context] = await Promise.all([this.rows(n, work), this.context(n)]);
+      const [{ rows, held }, context] = await Promise.all([this.rows(n, work), this.deps.contexts.get(n.projectId, n.templateId)]);
       const holding = { claimant: work.claimant, ids: rows.map((r) => r.id) };
       this.held.add(holding);
       try {
@@ -204,16 +204,6 @@ export class DeliveryService {
     }
     // 5. Send, provider by provider, recording each answer as it comes in.
     await this.send(n, context.providers, rendered, rows, log);
-  }
-
-  /**
-   * The project's context. Its first provider gets ready to send (an access token, a connection)
-   * while the rows are planned, rather than after: a fresh worker's first send does not wait for them.
-   */
-  private async context(n: NotificationRow): Promise<ProjectContext> {
-    const context = await this.deps.contexts.get(n.projectId, n.templateId);
-    if (!('error' in context) && context.providers.length) void this.deps.client(context.providers[0]).prepare?.();
-    return context;
   }
 
   /** The rows this job sends, claimed for it, and how many of its rows another run holds. */

@@ -1,0 +1,53 @@
+import { createTemplateCompiler } from '@herald/core';
+import { loadProviderCredentials, sqlPool } from '@herald/db';
+import { serviceAccount, startPipeline, type Pipeline } from '../../../../test/pipeline';
+import { ProjectContexts } from './project-context';
+import { DeliveryRepository } from './repository';
+
+let p: Pipeline;
+beforeAll(async () => {
+  p = await startPipeline();
+});
+afterAll(() => p.close());
+
+function contexts(prepared: string[]) {
+  const compiler = createTemplateCompiler();
+  return new ProjectContexts({
+    redis: p.h.container.redis,
+    prefix: p.queuePrefix,
+    repository: new DeliveryRepository(sqlPool(p.h.db), 30_000),
+    loadProviders: (projectId) => loadProviderCredentials(p.h.db, p.h.config.encryption, projectId),
+    compile: (source) => compiler.compile(source),
+    prepare: (provider) => prepared.push(provider.id),
+  });
+}
+
+describe('ProjectContexts.prepare', () => {
+  it("makes the project's first provider ready when its providers are read, not at every notification", async () => {
+    const t = await p.project([serviceAccount(), serviceAccount()]);
+    const [first, second] = t.providers.map((pr) => pr.id);
+    const prepared: string[] = [];
+    const cache = contexts(prepared);
+    for (let i = 0; i < 3; i++) expect(await cache.get(t.project.id, t.templateId)).toHaveProperty('providers');
+    expect(prepared).toEqual([first]);
+
+    // The second provider first now: a change through the API is read at the next notification, whose
+    // first provider is the one made ready.
+    const res = await p.h.put('/push-config/providers/priorities', {
+      token: t.owner.accessToken,
+      query: { projectId: t.project.id },
+      body: { providers: [{ id: first, priority: 5 }, { id: second, priority: 1 }] },
+    });
+    expect(res.status).toBe(200);
+    const context = await cache.get(t.project.id, t.templateId);
+    expect('providers' in context && context.providers.map((pr) => pr.id)).toEqual([second, first]);
+    expect(prepared).toEqual([first, second]);
+  });
+
+  it('makes nothing ready for a project that cannot deliver', async () => {
+    const t = await p.project([]);
+    const prepared: string[] = [];
+    expect(await contexts(prepared).get(t.project.id, t.templateId)).toEqual({ error: expect.stringMatching(/provider/i) });
+    expect(prepared).toEqual([]);
+  });
+});
