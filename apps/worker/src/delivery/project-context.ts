@@ -30,9 +30,9 @@ export interface ProjectContextSources {
   compile(source: TemplateSource): CompiledTemplate;
   /**
    * Called with the first provider each time a project's providers are read (a worker's first
-   * notification of the project, then at least every CONTEXT_MAX_AGE_MS): its client gets ready to
-   * send — an access token, a connection — while the notification's rows are planned, and renews a
-   * token nearing its expiry before a send has to wait for it.
+   * notification of the project, then the first one after a change or after CONTEXT_MAX_AGE_MS): its
+   * client gets ready to send — an access token, a connection — while the notification's rows are
+   * planned, and renews a token nearing its expiry before a send has to wait for it.
    */
   prepare?(provider: LoadedProvider): void;
   now?: () => number;
@@ -96,7 +96,13 @@ export class ProjectContexts {
     const { repository, loadProviders } = this.sources;
     const providers = Promise.all([repository.pushConfigEnabled(projectId), loadProviders(projectId)]).then(([configEnabled, loaded]) => {
       const error = pushUnavailableReason({ configEnabled, hasProvider: loaded.length > 0 });
-      if (!error) this.sources.prepare?.(loaded[0]);
+      if (!error) {
+        try {
+          this.sources.prepare?.(loaded[0]);
+        } catch {
+          // Getting ready is an optimisation: whatever failed here, the send meets it and reports it.
+        }
+      }
       return error ? { error } : { providers: loaded };
     });
     const snapshot: Snapshot = { version, loadedAt: this.now(), providers, templates: new Map() };

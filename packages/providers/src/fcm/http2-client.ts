@@ -89,6 +89,7 @@ export class Http2Client {
       const connected = new Promise<void>((resolve) => {
         const done = () => {
           session.off('connect', done).off('close', done).off('error', done);
+          if (this.opening?.session === session) this.opening = undefined;
           resolve();
         };
         session.once('connect', done).once('close', done).once('error', done);
