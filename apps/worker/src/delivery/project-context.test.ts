@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => p.close());
 
-function contexts(prepared: string[]) {
+function contexts(prepared: string[], prepare = (provider: { id: string }) => void prepared.push(provider.id)) {
   const compiler = createTemplateCompiler();
   return new ProjectContexts({
     redis: p.h.container.redis,
@@ -18,7 +18,7 @@ function contexts(prepared: string[]) {
     repository: new DeliveryRepository(sqlPool(p.h.db), 30_000),
     loadProviders: (projectId) => loadProviderCredentials(p.h.db, p.h.config.encryption, projectId),
     compile: (source) => compiler.compile(source),
-    prepare: (provider) => prepared.push(provider.id),
+    prepare,
   });
 }
 
@@ -42,6 +42,15 @@ describe('ProjectContexts.prepare', () => {
     const context = await cache.get(t.project.id, t.templateId);
     expect('providers' in context && context.providers.map((pr) => pr.id)).toEqual([second, first]);
     expect(prepared).toEqual([first, second]);
+  });
+
+  it('delivers as before when getting a provider ready fails', async () => {
+    const t = await p.project();
+    const failing = contexts([], () => {
+      throw new Error('no client for this provider');
+    });
+    const context = await failing.get(t.project.id, t.templateId);
+    expect('providers' in context && context.providers.map((pr) => pr.id)).toEqual([t.providers[0].id]);
   });
 
   it('makes nothing ready for a project that cannot deliver', async () => {
