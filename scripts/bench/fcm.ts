@@ -2,17 +2,21 @@
  * FCM client throughput against the emulator, next to a bare node:http2 loop (one session, the same
  * concurrency, the same JSON, responses parsed and dropped) that is the ceiling for any client here.
  *
- *   pnpm bench:fcm [--messages 50000] [--concurrency 100] [--rounds 5] [--batch N --jobs J] [--in-process]
+ *   pnpm bench:fcm [--messages 50000] [--concurrency 100] [--rounds 5] [--batch N --jobs J] [--in-process] [--stock-bind]
  *
  * The client sends all messages in one send() by default; `--batch 500 --jobs 4` sends them as the
  * worker does, four jobs at a time. The emulator runs in a child process by default, so that it does
  * not share the client's core. Each round runs both sides back to back; the ratios compare medians,
  * per-round pairs (robust when other processes compete for the CPU) and CPU time per message.
+ *
+ * The client runs as in the worker, with `leanAsyncResourceBind()` (Node's AsyncResource#bind without
+ * its deprecated accessor); the bare loop runs on stock Node. `--stock-bind` runs the client on stock
+ * Node too.
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { startFcmEmulator } from '../../packages/fcm-emulator/src/index';
-import { createFcmProvider } from '../../packages/providers/src/fcm/index';
+import { createFcmProvider, leanAsyncResourceBind } from '../../packages/providers/src/fcm/index';
 import type { PushMessage } from '../../packages/providers/src/types';
 import { bareLoop, cpuMs, fmt, mintAccessToken, pct, serviceAccount, startEmulator } from './lib';
 
@@ -24,6 +28,7 @@ const { values: args } = parseArgs({
     batch: { type: 'string' },
     jobs: { type: 'string', default: '1' },
     'in-process': { type: 'boolean', default: false },
+    'stock-bind': { type: 'boolean', default: false },
   },
 });
 const N = Number(args.messages);
@@ -60,6 +65,14 @@ async function main(): Promise<void> {
 
   // Like the worker: JOBS jobs at a time, each sending its batch and waiting for the results.
   const runClient = async () => {
+    const restore = args['stock-bind'] ? () => undefined : leanAsyncResourceBind();
+    try {
+      return await sendAll();
+    } finally {
+      restore();
+    }
+  };
+  const sendAll = async () => {
     let next = 0;
     let sent = 0;
     const job = async () => {
@@ -74,8 +87,14 @@ async function main(): Promise<void> {
   const runBare = (slice = messages) => bareLoop(emulator.origin, account.projectId, accessToken, slice, CONCURRENCY);
 
   console.log(`${N} messages, ${CONCURRENCY} streams in flight, ${ROUNDS} rounds, emulator ${emulator.pid ? `in a child process (pid ${emulator.pid})` : 'in-process'}, Node ${process.version}`);
+  console.log(`the client ${args['stock-bind'] ? 'on stock Node (--stock-bind)' : "as in the worker, with leanAsyncResourceBind()"}; the bare loop on stock Node`);
   await measure('warm-up', () => runBare(messages.slice(0, 5000)), emulator);
-  await measure('warm-up', async () => (await provider.send(messages.slice(0, 5000))).length, emulator);
+  await measure('warm-up', async () => {
+    const restore = args['stock-bind'] ? () => undefined : leanAsyncResourceBind();
+    const sent = (await provider.send(messages.slice(0, 5000))).length;
+    restore();
+    return sent;
+  }, emulator);
   await emulator.clear();
 
   const client: Sample[] = [];

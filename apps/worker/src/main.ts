@@ -1,6 +1,7 @@
 import { Worker } from 'bullmq';
 import { loadWorkerConfig, loadOrExit } from '@herald/config';
 import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE } from '@herald/core';
+import { leanAsyncResourceBind } from '@herald/providers';
 import { createWorkerContainer, type WorkerContainer } from './container';
 import { createWorkerMetrics } from './metrics';
 import { notificationsProcessor } from './processors/notifications.processor';
@@ -8,6 +9,9 @@ import { WebhookSweeper } from './webhooks/webhook-sweeper';
 import { webhooksProcessor } from './webhooks/webhooks.processor';
 
 async function main() {
+  // Every FCM request goes through node:http2, whose AsyncResource#bind cost up to a fifth of the
+  // worker's CPU per delivery for a deprecated property (Node 20; less on 22): see async-resource-bind.ts.
+  leanAsyncResourceBind();
   const config = loadOrExit(loadWorkerConfig);
   // The metrics observe the container's services and read its queues: made first, given the queues after.
   const queues: Partial<Pick<WorkerContainer, 'queue' | 'webhookQueue'>> = {};

@@ -7,3 +7,4 @@ export { FCM_SCOPE, GOOGLE_TOKEN_URL } from './access-token';
 export type { FcmLogger } from './logger';
 export * from './credentials';
 export { fcmProvider } from './definition';
+export { leanAsyncResourceBind } from './async-resource-bind';
