@@ -32,18 +32,6 @@ export interface RetryPolicy {
   random?: () => number;
 }
 
-export interface Decisions {
-  sent: { deliveryId: string; providerMessageId: string }[];
-  /** Dry runs: FCM validated the message. */
-  validated: { deliveryId: string }[];
-  prune: { deliveryId: string; deviceId: string; error: string }[];
-  failover: { deliveryId: string; error: string }[];
-  retry: { deliveryId: string; attempts: number; delayMs: number; error: string }[];
-  fail: { deliveryId: string; error: string }[];
-  /** The provider rejected our credentials: do not use it again in this job. */
-  providerDown: boolean;
-}
-
 export function backoffDelay(attempt: number, policy: RetryPolicy, retryAfterMs = 0): number {
   const random = policy.random ?? Math.random;
   const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
@@ -51,39 +39,40 @@ export function backoffDelay(attempt: number, policy: RetryPolicy, retryAfterMs 
   return Math.round(Math.max(retryAfterMs, jittered));
 }
 
-export function decide(batch: readonly Attempt[], results: readonly TokenResult[], hasNextProvider: boolean, policy: RetryPolicy, dryRun = false): Decisions {
-  const d: Decisions = { sent: [], validated: [], prune: [], failover: [], retry: [], fail: [], providerDown: false };
-  const prune = (a: Attempt, error: string) => (dryRun ? d.fail.push({ deliveryId: a.deliveryId, error }) : d.prune.push({ deliveryId: a.deliveryId, deviceId: a.deviceId, error }));
-  batch.forEach((a, i) => {
-    const r = results[i];
-    switch (r.status) {
-      case 'sent':
-        if (dryRun) d.validated.push({ deliveryId: a.deliveryId });
-        else d.sent.push({ deliveryId: a.deliveryId, providerMessageId: r.providerMessageId });
-        break;
-      case 'invalid_token':
-        prune(a, r.error);
-        break;
-      case 'sender_mismatch':
-        if (hasNextProvider) d.failover.push({ deliveryId: a.deliveryId, error: r.error });
-        else prune(a, r.error);
-        break;
-      case 'auth_failed':
-        d.providerDown = true;
-        if (hasNextProvider) d.failover.push({ deliveryId: a.deliveryId, error: r.error });
-        else d.fail.push({ deliveryId: a.deliveryId, error: r.error });
-        break;
-      case 'retryable': {
-        const attempts = a.attempts + 1;
-        if (attempts < policy.maxAttempts) d.retry.push({ deliveryId: a.deliveryId, attempts, delayMs: backoffDelay(attempts, policy, r.retryAfterMs), error: r.error });
-        else if (hasNextProvider) d.failover.push({ deliveryId: a.deliveryId, error: r.error });
-        else d.fail.push({ deliveryId: a.deliveryId, error: r.error });
-        break;
-      }
-      case 'failed':
-        d.fail.push({ deliveryId: a.deliveryId, error: r.error });
-        break;
+/** What to do with one message, from its provider's answer. */
+export type Decision =
+  | { kind: 'sent'; providerMessageId: string }
+  /** Dry runs: FCM validated the message. */
+  | { kind: 'validated' }
+  /** The token is dead: the delivery fails and its device is deleted. */
+  | { kind: 'prune'; error: string }
+  /** To the next provider, with a fresh attempt count. */
+  | { kind: 'failover'; error: string }
+  | { kind: 'retry'; attempts: number; delayMs: number; error: string }
+  | { kind: 'fail'; error: string };
+
+/** The provider rejected our credentials: do not use it again in this job. */
+export const providerDown = (result: TokenResult): boolean => result.status === 'auth_failed';
+
+/** The decision for one message (`attempt`) from its result. */
+export function decide(attempt: Attempt, result: TokenResult, hasNextProvider: boolean, policy: RetryPolicy, dryRun = false): Decision {
+  // A dry run removes nothing: a dead token is only its delivery's error.
+  const dead = (error: string): Decision => (dryRun ? { kind: 'fail', error } : { kind: 'prune', error });
+  switch (result.status) {
+    case 'sent':
+      return dryRun ? { kind: 'validated' } : { kind: 'sent', providerMessageId: result.providerMessageId };
+    case 'invalid_token':
+      return dead(result.error);
+    case 'sender_mismatch':
+      return hasNextProvider ? { kind: 'failover', error: result.error } : dead(result.error);
+    case 'auth_failed':
+      return hasNextProvider ? { kind: 'failover', error: result.error } : { kind: 'fail', error: result.error };
+    case 'retryable': {
+      const attempts = attempt.attempts + 1;
+      if (attempts < policy.maxAttempts) return { kind: 'retry', attempts, delayMs: backoffDelay(attempts, policy, result.retryAfterMs), error: result.error };
+      return hasNextProvider ? { kind: 'failover', error: result.error } : { kind: 'fail', error: result.error };
     }
-  });
-  return d;
+    case 'failed':
+      return { kind: 'fail', error: result.error };
+  }
 }

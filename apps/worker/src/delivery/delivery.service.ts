@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { chunk, mergePushOptions, readPushOptions, TemplateRenderError, type CompiledTemplate, type PushOptions } from '@herald/core';
 import type { LoadedProvider } from '@herald/db';
 import type { PushProvider, TokenResult } from '@herald/providers';
-import { decide, type Attempt, type Decisions, type RetryPolicy } from './decide';
+import { decide, providerDown, type Attempt, type Decision, type RetryPolicy } from './decide';
 import { GroupCommit } from './group-commit';
 import { stringifyData, toPushMessage, type RenderedNotification } from './message';
 import type { NotificationOutcome, OutcomeWriter } from './outcome-writer';
@@ -255,8 +255,7 @@ export class DeliveryService {
           log().warn({ providerConfigId: provider.id }, 'provider rejected the credentials; failing over');
         }
         if (d.failover.length && next) {
-          const moved = new Set(d.failover.map((f) => f.deliveryId));
-          stages[i + 1].push(...batch.filter((a) => moved.has(a.deliveryId)).map((a) => ({ ...a, attempts: 0 })));
+          stages[i + 1].push(...d.failover.map((a) => ({ ...a, attempts: 0 })));
           this.deps.observe?.failover?.(d.failover.length);
         }
       }
@@ -266,11 +265,12 @@ export class DeliveryService {
 
   /**
    * One batch on one provider: the rate limit first (what is over it waits as a retry that does not
-   * count as an attempt), then the sends, each answer decided and recorded as it comes in. Resolves
-   * with the batch's decisions once all of them are written.
+   * count as an attempt), then the sends, each answer decided and recorded as it comes in. Resolves,
+   * once every outcome is written, with whether the provider rejected our credentials and the
+   * attempts that move on to the next provider.
    */
-  private async sendBatch(n: NotificationRow, provider: LoadedProvider, next: LoadedProvider | undefined, batch: Attempt[], rendered: Renderings, device: Map<string, DeliveryRow>): Promise<Decisions> {
-    const all: Decisions = { sent: [], validated: [], prune: [], failover: [], retry: [], fail: [], providerDown: false };
+  private async sendBatch(n: NotificationRow, provider: LoadedProvider, next: LoadedProvider | undefined, batch: Attempt[], rendered: Renderings, device: Map<string, DeliveryRow>): Promise<{ providerDown: boolean; failover: Attempt[] }> {
+    const out = { providerDown: false, failover: [] as Attempt[] };
     const writes: Promise<void>[] = [];
     const { granted, waitMs } = await this.deps.rateLimiter.take(n.projectId, batch.length);
     for (const a of batch.slice(granted)) {
@@ -282,9 +282,11 @@ export class DeliveryService {
       const take = (index: number, result: TokenResult) => {
         if (reported[index]) return;
         reported[index] = true;
-        const d = decide([now[index]], [result], Boolean(next), this.deps.policy, n.dryRun);
-        merge(all, d);
-        writes.push(...toOutcomes(d, provider, next, device).map((o) => this.record(n, o)));
+        const a = now[index];
+        const d = decide(a, result, Boolean(next), this.deps.policy, n.dryRun);
+        if (providerDown(result)) out.providerDown = true;
+        if (d.kind === 'failover') out.failover.push(a);
+        writes.push(this.deps.outcomes.record(toOutcome(d, a, n, provider, next)));
       };
       const messages = now.map((a) => {
         const row = device.get(a.deliveryId)!;
@@ -298,7 +300,7 @@ export class DeliveryService {
       results.forEach((r, i) => take(i, r));
     }
     await Promise.all(writes);
-    return all;
+    return out;
   }
 
   /** A row that skips a provider whose credentials were rejected: to the next one, or failed without one. */
@@ -323,26 +325,25 @@ export class DeliveryService {
   }
 }
 
-function merge(into: Decisions, d: Decisions) {
-  into.sent.push(...d.sent);
-  into.validated.push(...d.validated);
-  into.prune.push(...d.prune);
-  into.failover.push(...d.failover);
-  into.retry.push(...d.retry);
-  into.fail.push(...d.fail);
-  into.providerDown ||= d.providerDown;
-}
-
-/** The rows to write for `decide`'s decisions on one provider. */
-function toOutcomes(d: Decisions, provider: LoadedProvider, next: LoadedProvider | undefined, device: Map<string, DeliveryRow>): Outcome[] {
-  return [
-    ...d.sent.map((s): Outcome => ({ kind: 'sent', deliveryId: s.deliveryId, providerConfigId: provider.id, providerMessageId: s.providerMessageId })),
-    ...d.validated.map((v): Outcome => ({ kind: 'validated', deliveryId: v.deliveryId, providerConfigId: provider.id })),
-    ...d.prune.map((p): Outcome => ({ kind: 'prune', deliveryId: p.deliveryId, providerConfigId: provider.id, deviceId: device.get(p.deliveryId)?.deviceId ?? p.deviceId, error: p.error })),
-    ...d.failover.map((f): Outcome => ({ kind: 'failover', deliveryId: f.deliveryId, providerConfigId: next!.id, error: f.error })),
-    ...d.retry.map((r): Outcome => ({ kind: 'retry', deliveryId: r.deliveryId, providerConfigId: provider.id, attempts: r.attempts, delayMs: r.delayMs, error: r.error })),
-    ...d.fail.map((f): Outcome => ({ kind: 'fail', deliveryId: f.deliveryId, providerConfigId: provider.id, error: f.error })),
-  ];
+/** The row to write for a decision on one provider (an object literal per kind: no spreading at thousands a second). */
+function toOutcome(d: Decision, a: Attempt, n: NotificationRow, provider: LoadedProvider, next: LoadedProvider | undefined): NotificationOutcome {
+  const { deliveryId } = a;
+  const { id: notificationId, projectId } = n;
+  switch (d.kind) {
+    case 'sent':
+      return { kind: 'sent', deliveryId, providerConfigId: provider.id, providerMessageId: d.providerMessageId, notificationId, projectId };
+    case 'validated':
+      return { kind: 'validated', deliveryId, providerConfigId: provider.id, notificationId, projectId };
+    case 'prune':
+      return { kind: 'prune', deliveryId, providerConfigId: provider.id, deviceId: a.deviceId, error: d.error, notificationId, projectId };
+    case 'failover':
+      // Decided only when there is a next provider.
+      return { kind: 'failover', deliveryId, providerConfigId: next!.id, error: d.error, notificationId, projectId };
+    case 'retry':
+      return { kind: 'retry', deliveryId, providerConfigId: provider.id, attempts: d.attempts, delayMs: d.delayMs, error: d.error, notificationId, projectId };
+    case 'fail':
+      return { kind: 'fail', deliveryId, providerConfigId: provider.id, error: d.error, notificationId, projectId };
+  }
 }
 
 /**

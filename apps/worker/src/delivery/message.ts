@@ -13,15 +13,17 @@ export interface RenderedNotification {
   dataOnly?: boolean;
 }
 
+/** One device's message (built field by field: this runs for every delivery). */
 export function toPushMessage(n: RenderedNotification, token: string, platform: string): PushMessage {
-  return {
-    token,
-    title: n.title,
-    body: n.body,
-    ...(n.imageUrl ? { imageUrl: n.imageUrl } : {}),
-    ...(Object.keys(n.data).length ? { data: n.data } : {}),
-    platform: platform === 'ios' || platform === 'web' ? platform : 'android',
-    ...(n.options && Object.keys(n.options).length ? { options: n.options } : {}),
-    ...(n.dataOnly ? { dataOnly: true } : {}),
-  };
+  const message: PushMessage = { token, title: n.title, body: n.body, platform: platform === 'ios' || platform === 'web' ? platform : 'android' };
+  if (n.imageUrl) message.imageUrl = n.imageUrl;
+  if (hasKeys(n.data)) message.data = n.data;
+  if (n.options && hasKeys(n.options)) message.options = n.options;
+  if (n.dataOnly) message.dataOnly = true;
+  return message;
+}
+
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
 }
