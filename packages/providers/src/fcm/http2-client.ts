@@ -140,45 +140,23 @@ export class Http2Client {
         reject(new TransportError(`FCM connection unusable: ${(err as Error).message}`, !this.closed));
         return;
       }
-
-      let status = 0;
-      let responseHeaders: http2.IncomingHttpHeaders = {};
-      let data = '';
-      let timedOut = false;
-      let streamError: Error | undefined;
-      const pending: InFlight = {
-        deadline: Date.now() + this.options.timeoutMs,
-        expire: () => {
-          timedOut = true;
-          stream.close(NGHTTP2_CANCEL);
-          this.checkSession(session);
-        },
-      };
-      this.track(pending);
-
-      stream.on('response', (h) => {
-        responseHeaders = h;
-        status = h[':status'] ?? 0;
-        this.lastResponseAt = Date.now();
-      });
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => (data += chunk));
-      stream.on('end', () => {
-        if (!status) return;
-        this.inFlight.delete(pending);
-        resolve({ status, headers: responseHeaders, body: data });
-      });
-      stream.on('error', (err) => (streamError = err));
-      stream.on('close', () => {
-        if (timedOut) return reject(new TransportError(`FCM request timed out after ${this.options.timeoutMs} ms`));
-        if (!this.inFlight.delete(pending)) return; // answered on 'end'
-        const refused = stream.rstCode === NGHTTP2_REFUSED_STREAM;
-        const reason = streamError ? streamError.message : `stream closed with code ${stream.rstCode}`;
-        reject(new TransportError(`FCM connection lost: ${reason}`, refused));
-      });
+      const exchange = new Exchange(this.hooks, session, stream, Date.now() + this.options.timeoutMs, resolve, reject);
+      (stream as ExchangeStream)[kExchange] = exchange;
+      this.track(exchange);
+      stream.on('response', onResponse).on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
       stream.end(body);
     });
   }
+
+  /** What an exchange tells its client (the handlers below are shared by every stream). */
+  private readonly hooks: ExchangeHooks = {
+    answered: () => {
+      this.lastResponseAt = Date.now();
+    },
+    settled: (exchange) => this.inFlight.delete(exchange),
+    expired: (session) => this.checkSession(session),
+    timeoutMs: () => this.options.timeoutMs,
+  };
 
   private track(pending: InFlight): void {
     this.inFlight.add(pending);
@@ -240,4 +218,84 @@ export class Http2Client {
   private forget(session: http2.ClientHttp2Session | undefined): void {
     if (session && this.session === session) this.session = undefined;
   }
+}
+
+interface ExchangeHooks {
+  /** A response arrived (the session is alive). */
+  answered(): void;
+  /** Stops watching the exchange's deadline; false if it had already stopped (answered, or timed out). */
+  settled(exchange: Exchange): boolean;
+  expired(session: http2.ClientHttp2Session): void;
+  timeoutMs(): number;
+}
+
+const kExchange = Symbol('herald.http2.exchange');
+type ExchangeStream = http2.ClientHttp2Stream & { [kExchange]: Exchange };
+
+/**
+ * One request's state, which its stream's events reach through the shared handlers below: a request
+ * costs one small object rather than a closure per event, at thousands of requests a second. The body
+ * is kept as the Buffers it arrives in (usually one) and decoded once.
+ */
+class Exchange implements InFlight {
+  status = 0;
+  headers: http2.IncomingHttpHeaders = {};
+  chunks: Buffer | Buffer[] | undefined = undefined;
+  timedOut = false;
+  error: Error | undefined = undefined;
+
+  constructor(
+    readonly hooks: ExchangeHooks,
+    readonly session: http2.ClientHttp2Session,
+    readonly stream: http2.ClientHttp2Stream,
+    readonly deadline: number,
+    readonly resolve: (response: Http2Response) => void,
+    readonly reject: (err: Error) => void,
+  ) {}
+
+  expire(): void {
+    this.timedOut = true;
+    this.stream.close(NGHTTP2_CANCEL);
+    this.hooks.expired(this.session);
+  }
+
+  body(): string {
+    const { chunks } = this;
+    if (chunks === undefined) return '';
+    return (Array.isArray(chunks) ? Buffer.concat(chunks) : chunks).toString('utf8');
+  }
+}
+
+function onResponse(this: ExchangeStream, headers: http2.IncomingHttpHeaders & http2.IncomingHttpStatusHeader): void {
+  const x = this[kExchange];
+  x.headers = headers;
+  x.status = headers[':status'] ?? 0;
+  x.hooks.answered();
+}
+
+function onData(this: ExchangeStream, chunk: Buffer): void {
+  const x = this[kExchange];
+  if (x.chunks === undefined) x.chunks = chunk;
+  else if (Array.isArray(x.chunks)) x.chunks.push(chunk);
+  else x.chunks = [x.chunks, chunk];
+}
+
+function onEnd(this: ExchangeStream): void {
+  const x = this[kExchange];
+  if (!x.status) return;
+  x.hooks.settled(x);
+  x.resolve({ status: x.status, headers: x.headers, body: x.body() });
+}
+
+function onError(this: ExchangeStream, err: Error): void {
+  this[kExchange].error = err;
+}
+
+function onClose(this: ExchangeStream): void {
+  const x = this[kExchange];
+  if (x.timedOut) return x.reject(new TransportError(`FCM request timed out after ${x.hooks.timeoutMs()} ms`));
+  if (!x.hooks.settled(x)) return; // answered on 'end'
+  const refused = this.rstCode === NGHTTP2_REFUSED_STREAM;
+  const reason = x.error ? x.error.message : `stream closed with code ${this.rstCode}`;
+  x.reject(new TransportError(`FCM connection lost: ${reason}`, refused));
 }
