@@ -21,12 +21,12 @@ describe('leanAsyncResourceBind', () => {
   let restore: () => void = () => undefined;
   afterEach(() => restore());
 
-  it("replaces Node's bind where bound functions carry the deprecated accessor (Node 20 to 24), and puts it back", () => {
+  it("replaces Node's bind where bound functions carry the deprecated accessor (Node 20, 22, 24), and puts it back", () => {
     const accessor = () => Object.getOwnPropertyDescriptor(new AsyncResource('HeraldTest').bind(() => undefined), 'asyncResource');
     const nodeHasAccessor = typeof accessor()?.get === 'function';
     const original = AsyncResource.prototype.bind;
     restore = leanAsyncResourceBind();
-    // Replaced only where there is something to save (Node 25 dropped the accessor).
+    // Replaced only where there is something to save (Node 26 has no accessor).
     expect(AsyncResource.prototype.bind === original).toBe(!nodeHasAccessor);
     expect(accessor()?.get).toBeUndefined();
     // Installing it again changes nothing, and its undo is a no-op.

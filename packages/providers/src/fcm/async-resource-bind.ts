@@ -1,11 +1,11 @@
 import { AsyncResource } from 'node:async_hooks';
 
 /**
- * Every `http2` client request in Node 20 and 22 calls `AsyncResource#bind`, which gives the bound
+ * Every `http2` client request in Node 20, 22 and 24 calls `AsyncResource#bind`, which gives the bound
  * function a deprecated `asyncResource` accessor (DEP0172) made of two `util.deprecate` wrappers; in
  * Node 20 each wrapper also changes a fresh function's prototype. At thousands of requests a second
  * this was a fifth of the worker's CPU per delivery on Node 20 (less on Node 22, where the prototype
- * change is gone; Node 25 drops the accessor: nodejs/node#58218, #58618).
+ * change is gone; Node 26 has no accessor: nodejs/node#58218, #58618).
  *
  * `leanAsyncResourceBind()` replaces the method, for this process, with one that behaves the same —
  * the function runs in the resource's async context, with the same `this`, arguments, result and
