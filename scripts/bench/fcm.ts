@@ -63,15 +63,16 @@ async function main(): Promise<void> {
   const provider = createFcmProvider(account, { emulatorHost: emulator.host, maxConcurrentStreams: CONCURRENCY });
   const accessToken = await mintAccessToken(emulator.origin, account);
 
-  // Like the worker: JOBS jobs at a time, each sending its batch and waiting for the results.
-  const runClient = async () => {
+  /** Runs the client's side as the worker runs it (unless --stock-bind). */
+  const asInWorker = async <T>(fn: () => Promise<T>): Promise<T> => {
     const restore = args['stock-bind'] ? () => undefined : leanAsyncResourceBind();
     try {
-      return await sendAll();
+      return await fn();
     } finally {
       restore();
     }
   };
+  // Like the worker: JOBS jobs at a time, each sending its batch and waiting for the results.
   const sendAll = async () => {
     let next = 0;
     let sent = 0;
@@ -84,17 +85,13 @@ async function main(): Promise<void> {
     await Promise.all(Array.from({ length: JOBS }, job));
     return sent;
   };
+  const runClient = () => asInWorker(sendAll);
   const runBare = (slice = messages) => bareLoop(emulator.origin, account.projectId, accessToken, slice, CONCURRENCY);
 
   console.log(`${N} messages, ${CONCURRENCY} streams in flight, ${ROUNDS} rounds, emulator ${emulator.pid ? `in a child process (pid ${emulator.pid})` : 'in-process'}, Node ${process.version}`);
   console.log(`the client ${args['stock-bind'] ? 'on stock Node (--stock-bind)' : "as in the worker, with leanAsyncResourceBind()"}; the bare loop on stock Node`);
   await measure('warm-up', () => runBare(messages.slice(0, 5000)), emulator);
-  await measure('warm-up', async () => {
-    const restore = args['stock-bind'] ? () => undefined : leanAsyncResourceBind();
-    const sent = (await provider.send(messages.slice(0, 5000))).length;
-    restore();
-    return sent;
-  }, emulator);
+  await measure('warm-up', () => asInWorker(async () => (await provider.send(messages.slice(0, 5000))).length), emulator);
   await emulator.clear();
 
   const client: Sample[] = [];
