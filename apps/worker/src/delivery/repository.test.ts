@@ -43,6 +43,33 @@ describe('DeliveryRepository.record', () => {
   });
 });
 
+describe('Delivery rows', () => {
+  it('take their outcome on their own page: the outcome write changes no index (a heap-only update)', async () => {
+    const t = await tenant(h);
+    const users = Array.from({ length: 30 }, (_, i) => `page-u${i}`);
+    await h.db.device.createMany({ data: users.flatMap((userId) => ['android', 'ios'].map((platform) => ({ projectId: t.project.id, userId, deviceToken: `${platform}-${randomUUID()}`, provider: 'fcm', platform }))) });
+    const n = await h.db.notification.create({ data: { projectId: t.project.id, templateId: randomUUID(), userIds: users, variables: {}, recipients: users.length } });
+    const { rows } = await repository.plan([{ notificationId: n.id, claimant: 'test' }]);
+    expect(rows).toHaveLength(60);
+    const pages = async () => {
+      const { rows: at } = await sqlPool(h.db).query<{ id: string; page: number }>(`SELECT "id", (ctid::text::point)[0]::int AS "page" FROM "Delivery" WHERE "notificationId" = $1`, [n.id]);
+      return new Map(at.map((r) => [r.id, r.page]));
+    };
+    const before = await pages();
+    // Outcomes as FCM's make them: a message name of ~80 characters, or an error.
+    const provider = randomUUID();
+    const { written } = await repository.record(
+      rows.map((r, i) =>
+        i % 4 === 3
+          ? { kind: 'fail' as const, deliveryId: r.id, providerConfigId: provider, error: 'The registration token is not a valid FCM registration token (INVALID_ARGUMENT)' }
+          : { kind: 'sent' as const, deliveryId: r.id, providerConfigId: provider, providerMessageId: `projects/my-project-a1b2c/messages/0:${Date.now()}%${randomUUID().replaceAll('-', '')}` },
+      ),
+    );
+    expect(written.size).toBe(60);
+    expect(await pages()).toEqual(before);
+  });
+});
+
 describe('arrayLiteral', () => {
   it('passes uuids, integers, words and nulls as Postgres reads them back', async () => {
     const ids = [randomUUID(), null, randomUUID()];
