@@ -3,6 +3,7 @@ import { AppError, deliverJob, deliverJobId, NOTIFICATIONS_QUEUE } from '@herald
 import { startApi, type Harness } from '../../../../../test/harness';
 import { tenant } from '../../../../../test/fixtures';
 import { startRedis } from '../../../../../test/services';
+import { createDb, sqlPool } from '@herald/db';
 import { postgresLoaders } from '../../project-cache/loaders';
 import { ProjectSnapshot } from '../../project-cache/project-cache';
 import { createRedis } from '../../redis';
@@ -76,6 +77,25 @@ it('a row that breaks the batch fails alone: a send for a project deleted a mome
   expect(refused).toBeInstanceOf(AppError);
   expect(refused).toMatchObject({ status: 404, message: 'Project not found' });
   expect(await h.db.notification.count({ where: { projectId: kept.projectId } })).toBe(2);
+});
+
+it('small batches are written by statements each connection prepares once; a large batch is not kept', async () => {
+  // One connection, so that its prepared statements can be read from it.
+  const db = createDb(h.config.databaseUrl, { poolSize: 1 });
+  try {
+    const service = new NotificationService(db, h.container.queue);
+    const p = await ready();
+    await service.send(p.snapshot, input(p.templateId, 'one'));
+    await Promise.all(['a', 'b', 'c'].map((u) => service.send(p.snapshot, input(p.templateId, u))));
+    await Promise.all(Array.from({ length: 20 }, (_, i) => service.send(p.snapshot, input(p.templateId, `many-${i}`))));
+    await service.send(p.snapshot, input(p.templateId, 'one-again')); // the kept statement, run again
+    const rows = await db.notification.findMany({ where: { projectId: p.projectId }, select: { userIds: true } });
+    expect(rows.map((r) => r.userIds[0]).sort()).toEqual(['a', 'b', 'c', 'one', 'one-again', ...Array.from({ length: 20 }, (_, i) => `many-${i}`)].sort());
+    const { rows: kept } = await sqlPool(db).query<{ name: string }>(`SELECT "name" FROM pg_prepared_statements WHERE "name" LIKE 'herald_admit_%' ORDER BY "name"`);
+    expect(kept.map((k) => k.name)).toEqual(['herald_admit_1', 'herald_admit_3']);
+  } finally {
+    await db.$disconnect();
+  }
 });
 
 it('the same Idempotency-Key twice in one batch: one notification, both answers name it', async () => {
