@@ -432,10 +432,13 @@ describe('credentials at rest', () => {
     const second = await createProvider(t, providerBody(k2, { priority: 2 }));
     const first = await createProvider(t, providerBody(k1, { priority: 1 }));
     await createProvider(t, providerBody(k1, { priority: 0, enabled: false }));
+    // A tie in priority: the older configuration first.
+    const third = await createProvider(t, providerBody(k1, { priority: 2 }));
     const loaded = await loadProviderCredentials(h.db, h.config.encryption, t.project.id);
     expect(loaded.map((p) => [p.id, p.priority, p.credentials.privateKey])).toEqual([
       [first.id, 1, k1.trim()],
       [second.id, 2, k2.trim()],
+      [third.id, 2, k1.trim()],
     ]);
     expect(loaded[0]).toEqual({ id: first.id, provider: 'fcm', name: first.name, priority: 1, updatedAt: expect.any(Date), credentials: expect.any(Object) });
   });
