@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import { webhookJobFor } from '@herald/core';
-import { notificationEvent, type Db, type WebhookEvents } from '@herald/db';
+import { notificationEvent, sqlPool, type Db, type WebhookEvents } from '@herald/db';
 
 /**
  * Makes webhook delivery at-least-once when a process dies between two steps:
@@ -10,7 +10,9 @@ import { notificationEvent, type Db, type WebhookEvents } from '@herald/db';
  *   again — a no-op while that attempt's job still exists;
  * - a notification that reached a final status in the last day, in a project with an endpoint
  *   subscribed to it, without its event (the worker died between the final write and the emit), gets it.
- * One worker sweeps at a time (a Redis lock).
+ * One worker sweeps at a time (a Redis lock). Its two looks run through node-postgres, so that a
+ * worker in a deployment without webhooks never loads Prisma's query engine (see the worker's
+ * container); Prisma is used once there is lost work to redo.
  */
 export class WebhookSweeper {
   constructor(
@@ -26,11 +28,12 @@ export class WebhookSweeper {
   async sweep(): Promise<number> {
     const locked = await this.redis.set(`${this.prefix}:webhook-sweeper-lock`, String(process.pid), 'PX', Math.max(1000, this.intervalMs - 100), 'NX');
     if (!locked) return 0;
-    const overdue = await this.db.webhookDelivery.findMany({
-      where: { status: 'pending', nextAttemptAt: { lt: new Date(Date.now() - 30_000) } },
-      select: { id: true, attempts: true },
-      orderBy: { nextAttemptAt: 'asc' },
-      take: 1000,
+    const sql = sqlPool(this.db);
+    const { rows: overdue } = await sql.query<{ id: string; attempts: number }>({
+      name: 'herald_webhookOverdue',
+      text: `SELECT "id", "attempts" FROM "WebhookDelivery" WHERE "status" = 'pending' AND "nextAttemptAt" < now() - interval '30 seconds'
+             ORDER BY "nextAttemptAt" LIMIT 1000`,
+      values: [],
     });
     let requeued = 0;
     for (const d of overdue) {
@@ -45,14 +48,17 @@ export class WebhookSweeper {
       requeued++;
     }
 
-    const missed = await this.db.$queryRaw<{ id: string }[]>`
-      SELECT DISTINCT n."id" FROM "WebhookEndpoint" e
+    const { rows: missed } = await sql.query<{ id: string }>({
+      name: 'herald_webhookMissed',
+      text: `SELECT DISTINCT n."id" FROM "WebhookEndpoint" e
       JOIN "Notification" n ON n."projectId" = e."projectId" AND n."createdAt" > now() - interval '1 day'
       WHERE e."enabled" AND n."status"::text IN ('completed', 'partially_failed', 'failed', 'canceled')
         AND n."completedAt" > e."createdAt" AND n."completedAt" < now() - interval '1 minute'
         AND ('notification.' || n."status"::text) = ANY(e."events")
         AND NOT EXISTS (SELECT 1 FROM "WebhookEvent" ev WHERE ev."projectId" = n."projectId" AND ev."dedupeKey" = 'notification:' || n."id"::text)
-      LIMIT 500`;
+      LIMIT 500`,
+      values: [],
+    });
     for (const { id } of missed) {
       const n = await this.db.notification.findUnique({ where: { id } });
       if (n) await this.events.emit(n.projectId, [notificationEvent(n)]);
