@@ -77,6 +77,7 @@ describe('pnpm bench:delivery', () => {
     expect(figure(output, 'bulk:', new RegExp(`${number} deliveries/s`))).toBeGreaterThan(0);
     expect(output).toMatch(/time to delivery: +p50 \d+ ms, p99 \d+ ms/);
     expect(output).toMatch(/progress \(s\): +first delivery after [\d.]+; each tenth of them after ([\d.]+, ){9}[\d.]+/);
+    expect(output).toMatch(/worker CPU \(ms\) by progress: (\d+, ){9}\d+ \(from the first send\)/);
     // The worker's FCM budget is lifted (the bare client has none), and the run says so.
     expect(output).toContain('FCM_RATE_PER_MINUTE=1,000,000,000 (lifted: the run measures the worker, not the quota)');
     expectCommonFigures(output);

@@ -268,6 +268,9 @@ async function bulk(s: Stack): Promise<Measured> {
     }
   };
   const rssAt: string[] = [];
+  // The worker's CPU from the first send to each tenth: what its cold start costs beyond the rest.
+  const cpuAt: number[] = [];
+  const cpuStart = cpuMs(worker.pid);
   // When the first delivery and each tenth of them reached the emulator: where a cold start's time
   // goes. Watched from the first send on, while the others are still being accepted.
   const reachedAt: string[] = [];
@@ -276,6 +279,7 @@ async function bulk(s: Stack): Promise<Measured> {
     if (accepted > 0 && !firstAt) firstAt = Date.now() - started;
     while (rssAt.length < 10 && accepted >= ((rssAt.length + 1) * total) / 10) {
       rssAt.push(`${(rssAt.length + 1) * 10}%: ${rssMiB(worker.pid).toFixed(0)}`);
+      cpuAt.push(cpuMs(worker.pid) - cpuStart);
       reachedAt.push(((Date.now() - started) / 1000).toFixed(2));
     }
   });
@@ -303,6 +307,7 @@ async function bulk(s: Stack): Promise<Measured> {
     extra: [
       `time to delivery:       p50 ${Number(lat.rows[0].p50).toFixed(0)} ms, p99 ${Number(lat.rows[0].p99).toFixed(0)} ms (API accept → delivery recorded)`,
       `worker RSS (MiB) by progress: ${rssAt.join(', ')}`,
+      `worker CPU (ms) by progress: ${cpuAt.join(', ')} (from the first send)`,
       `progress (s):           first delivery after ${(firstAt / 1000).toFixed(2)}; each tenth of them after ${reachedAt.join(', ')}`,
     ],
   };

@@ -10,6 +10,7 @@ import { DeliveryService, observers, type DeliveryObserver } from './delivery/de
 import { OutcomeWriter } from './delivery/outcome-writer';
 import { ProjectContexts } from './delivery/project-context';
 import { SendRateLimiter } from './delivery/rate-limiter';
+import { warmUpDelivery, type WarmUpResult } from './delivery/warm-up';
 import { DeliveryRepository } from './delivery/repository';
 import { Retention } from './retention';
 import { Sweeper } from './sweeper';
@@ -42,6 +43,11 @@ export interface WorkerContainer {
    * database cannot be reached.
    */
   warmUp(): Promise<void>;
+  /**
+   * Warms the delivery code up (`WORKER_WARM_UP_MESSAGES` messages to a loopback stand-in for FCM)
+   * until real work arrives or `stopping()` says so.
+   */
+  warmUpDelivery(stopping: () => boolean): Promise<WarmUpResult>;
   close(): Promise<void>;
 }
 
@@ -115,6 +121,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
       for (const f of finished) observe.finished?.(f);
     },
   });
+  const policy = { maxAttempts: config.deliveryMaxAttempts, baseDelayMs: config.retryBaseMs, maxDelayMs: 5 * 60_000 };
   const delivery = new DeliveryService({
     repository,
     contexts,
@@ -122,7 +129,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     logger,
     client: (p) => clients.get(p),
     rateLimiter: new SendRateLimiter(connection, config.queuePrefix, config.fcmRatePerMinute),
-    policy: { maxAttempts: config.deliveryMaxAttempts, baseDelayMs: config.retryBaseMs, maxDelayMs: 5 * 60_000 },
+    policy,
     batchSize: config.batchSize,
     maxRecipientsInFlight: Math.max(config.batchSize, 4 * 500),
     maxNotificationsInFlight: MAX_NOTIFICATIONS_IN_FLIGHT,
@@ -154,6 +161,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
       ]);
       if (webhooks.rows[0].any) await db.webhookEndpoint.findFirst({ select: { id: true } });
     },
+    warmUpDelivery: (stopping) => warmUpDelivery({ messages: config.warmUpMessages, busy: () => stopping() || !delivery.idle, policy }),
     async close() {
       delivery.stop();
       await queue.close();

@@ -59,6 +59,12 @@ async function main() {
   c.logger.info({ concurrency: config.concurrency, metricsPort }, 'Herald worker started');
 
   let stopping = false;
+  // While nothing is delivered yet: a fresh worker's first deliveries would otherwise cost it several
+  // times the CPU of later ones (see delivery/warm-up.ts).
+  const started = Date.now();
+  c.warmUpDelivery(() => stopping)
+    .then(({ sent, interrupted }) => c.logger.info({ messages: sent, ms: Date.now() - started, interrupted }, 'delivery warmed up'))
+    .catch((err: unknown) => c.logger.warn({ err: { message: (err as Error).message } }, 'delivery warm-up failed; the worker delivers all the same'));
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;

@@ -96,6 +96,13 @@ describe('loadApiConfig', () => {
     expect(() => loadWorkerConfig({ ...prod, RETENTION_DAYS: '-1' })).toThrow(/RETENTION_DAYS/);
   });
 
+  it('a worker warms up with 2,000 messages unless WORKER_WARM_UP_MESSAGES says otherwise (0: not at all)', () => {
+    expect(loadWorkerConfig(prod).warmUpMessages).toBe(2000);
+    expect(loadWorkerConfig({ ...prod, WORKER_WARM_UP_MESSAGES: '0' }).warmUpMessages).toBe(0);
+    expect(loadWorkerConfig({ ...prod, WORKER_WARM_UP_MESSAGES: '500' }).warmUpMessages).toBe(500);
+    expect(() => loadWorkerConfig({ ...prod, WORKER_WARM_UP_MESSAGES: '-1' })).toThrow(/WORKER_WARM_UP_MESSAGES/);
+  });
+
   it('refuses malformed values, naming them', () => {
     expect(() => loadApiConfig({ ...prod, PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadApiConfig({ ...prod, CREDENTIALS_ENCRYPTION_KEY: 'c2hvcnQ=' })).toThrow(/CREDENTIALS_ENCRYPTION_KEY must be 32 bytes/);

@@ -102,6 +102,8 @@ const workerSchema = z.object({
   DELIVERY_RETRY_BASE_MS: intFrom(1000, 1),
   /** Messages per provider request batch. */
   DELIVERY_BATCH_SIZE: intFrom(500, 1),
+  /** Messages a fresh worker sends to a loopback stand-in for FCM to warm its code up, while idle; 0: none. */
+  WORKER_WARM_UP_MESSAGES: intFrom(2_000, 0),
   /** How long a job lock lives without renewal: a killed worker's job is taken over after this. */
   WORKER_LOCK_DURATION_MS: intFrom(30_000, 1000),
   /** How often queued notifications whose job was lost are looked for. */
@@ -189,6 +191,8 @@ export interface WorkerConfig extends CommonConfig {
   metricsHost: string;
   retryBaseMs: number;
   batchSize: number;
+  /** Messages of the idle warm-up at start (0: none). */
+  warmUpMessages: number;
   lockDurationMs: number;
   sweepIntervalMs: number;
   /** Days final notifications and webhook events are kept (0: forever). */
@@ -354,6 +358,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     metricsHost: e.METRICS_HOST,
     retryBaseMs: e.DELIVERY_RETRY_BASE_MS,
     batchSize: e.DELIVERY_BATCH_SIZE,
+    warmUpMessages: e.WORKER_WARM_UP_MESSAGES,
     lockDurationMs: e.WORKER_LOCK_DURATION_MS,
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
     retentionDays: e.RETENTION_DAYS,

@@ -70,7 +70,7 @@ export interface DeliveryWork {
 const TERMINAL = new Set(['completed', 'partially_failed', 'failed', 'canceled']);
 
 /** The rendered notification of each user's messages: personalised bulk renders once per distinct variable set. */
-type Renderings = (userId: string) => RenderedNotification;
+export type Renderings = (userId: string) => RenderedNotification;
 
 /**
  * Some rows of the job are held by another run that is sending them, or that died a moment ago and
@@ -138,6 +138,11 @@ export class DeliveryService {
       if (!this.held.size) return;
       this.deps.repository.renewClaims([...this.held]).catch((err: unknown) => this.deps.logger.warn({ err: { message: (err as Error).message } }, 'could not renew the claims of running jobs'));
     }, this.deps.claimRenewMs).unref();
+  }
+
+  /** No notification is being delivered at this moment. */
+  get idle(): boolean {
+    return this.notifications.inUse === 0;
   }
 
   stop(): void {
@@ -326,7 +331,7 @@ export class DeliveryService {
 }
 
 /** The row to write for a decision on one provider (an object literal per kind: no spreading at thousands a second). */
-function toOutcome(d: Decision, a: Attempt, n: NotificationRow, provider: LoadedProvider, next: LoadedProvider | undefined): NotificationOutcome {
+export function toOutcome(d: Decision, a: Attempt, n: NotificationRow, provider: LoadedProvider, next: LoadedProvider | undefined): NotificationOutcome {
   const { deliveryId } = a;
   const { id: notificationId, projectId } = n;
   switch (d.kind) {
@@ -351,7 +356,7 @@ function toOutcome(d: Decision, a: Attempt, n: NotificationRow, provider: Loaded
  * by the send's, and the template's default options overlaid by the send's. A personalised bulk
  * renders once per distinct variable set (a recipient's own variables merged over the shared ones).
  */
-function render(n: NotificationRow, context: { template: CompiledTemplate; templateOptions: PushOptions }): Renderings {
+export function render(n: NotificationRow, context: { template: CompiledTemplate; templateOptions: PushOptions }): Renderings {
   const shared = n.variables ?? {};
   const options = mergePushOptions(context.templateOptions, readPushOptions(n.options));
   const one = (variables: Record<string, unknown>): RenderedNotification => {

@@ -10,6 +10,11 @@ export class Slots {
 
   constructor(readonly capacity: number) {}
 
+  /** The weight held at this moment. */
+  get inUse(): number {
+    return this.used;
+  }
+
   /** Resolves with the function that gives the slots back (call it exactly once). */
   async acquire(weight: number): Promise<() => void> {
     const w = Math.max(1, Math.min(weight, this.capacity));

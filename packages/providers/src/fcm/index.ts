@@ -8,3 +8,4 @@ export type { FcmLogger } from './logger';
 export * from './credentials';
 export { fcmProvider } from './definition';
 export { leanAsyncResourceBind } from './async-resource-bind';
+export { startLoopbackFcm, type LoopbackFcm } from './loopback';

@@ -18,7 +18,17 @@ export interface FcmProviderOptions {
   logger?: FcmLogger;
   /** Clock in ms, for the access-token cache and Retry-After dates. */
   now?: () => number;
+  /**
+   * A fixed access token instead of the OAuth exchange: only for the worker's warm-up, whose
+   * loopback stand-in for FCM issues none (`startLoopbackFcm`).
+   */
+  fixedAccessToken?: string;
 }
+
+/** Where the client's access tokens come from (`AccessTokenSource`: the service account's OAuth exchange). */
+type AccessTokens = Pick<AccessTokenSource, 'get' | 'refresh' | 'invalidate'>;
+
+const fixedToken = (token: string): AccessTokens => ({ get: () => Promise.resolve(token), refresh: () => Promise.resolve(token), invalidate: () => undefined });
 
 interface Batch {
   messages: readonly PushMessage[];
@@ -64,7 +74,7 @@ const sameContent = (a: PushMessage, b: PushMessage) =>
 
 /** Herald's FCM HTTP v1 client: one HTTP/2 session and one access token per set of credentials. */
 export class FcmProvider implements PushProvider {
-  private readonly tokens: AccessTokenSource;
+  private readonly tokens: AccessTokens;
   private readonly http: Http2Client;
   private readonly sendPath: string;
   private readonly maxConcurrentStreams: number;
@@ -78,12 +88,15 @@ export class FcmProvider implements PushProvider {
   constructor(credentials: FcmCredentials, options: FcmProviderOptions = {}) {
     const { emulatorHost, maxConcurrentStreams = 100, requestTimeoutMs = 10_000, logger = silentLogger } = options;
     this.now = options.now ?? Date.now;
-    this.tokens = new AccessTokenSource(credentials, {
-      tokenUrl: emulatorHost ? `http://${emulatorHost}/token` : GOOGLE_TOKEN_URL,
-      timeoutMs: requestTimeoutMs,
-      now: this.now,
-      logger,
-    });
+    this.tokens =
+      options.fixedAccessToken !== undefined
+        ? fixedToken(options.fixedAccessToken)
+        : new AccessTokenSource(credentials, {
+            tokenUrl: emulatorHost ? `http://${emulatorHost}/token` : GOOGLE_TOKEN_URL,
+            timeoutMs: requestTimeoutMs,
+            now: this.now,
+            logger,
+          });
     this.http = new Http2Client({
       origin: emulatorHost ? `http://${emulatorHost}` : FCM_ORIGIN,
       maxConcurrentStreams,
