@@ -35,6 +35,19 @@ async function main() {
   worker.on('failed', (job, err) => c.logger.warn({ jobId: job?.id, notificationId: job?.data?.notificationId, notifications: job?.data?.notificationIds?.length, err: { message: err.message } }, 'job failed'));
   worker.on('stalled', (jobId) => c.logger.warn({ jobId }, 'job stalled (its worker died or was blocked); it runs again'));
   worker.on('error', (err) => c.logger.warn({ err: { message: err.message } }, 'worker error'));
+  // A fresh worker that finds nothing to deliver warms its delivery code up (see delivery/warm-up.ts):
+  // its first deliveries would otherwise cost it several times the CPU of later ones. One started into
+  // a backlog does not (its first jobs warm it), nor does one that has delivered already.
+  let delivered = false;
+  let stopping = false;
+  worker.once('active', () => (delivered = true));
+  worker.once('drained', () => {
+    if (delivered) return;
+    const started = Date.now();
+    c.warmUpDelivery(() => stopping)
+      .then(({ sent, interrupted }) => c.logger.info({ messages: sent, ms: Date.now() - started, interrupted }, 'delivery warmed up'))
+      .catch((err: unknown) => c.logger.warn({ err: { message: (err as Error).message } }, 'delivery warm-up failed; the worker delivers all the same'));
+  });
   const webhookWorker = new Worker(WEBHOOKS_QUEUE, webhooksProcessor(c.webhooks), {
     connection: c.connection.duplicate(),
     prefix: config.queuePrefix,
@@ -58,13 +71,6 @@ async function main() {
   const metricsPort = (metricsServer?.address() as { port: number } | null)?.port;
   c.logger.info({ concurrency: config.concurrency, metricsPort }, 'Herald worker started');
 
-  let stopping = false;
-  // While nothing is delivered yet: a fresh worker's first deliveries would otherwise cost it several
-  // times the CPU of later ones (see delivery/warm-up.ts).
-  const started = Date.now();
-  c.warmUpDelivery(() => stopping)
-    .then(({ sent, interrupted }) => c.logger.info({ messages: sent, ms: Date.now() - started, interrupted }, 'delivery warmed up'))
-    .catch((err: unknown) => c.logger.warn({ err: { message: (err as Error).message } }, 'delivery warm-up failed; the worker delivers all the same'));
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;

@@ -24,9 +24,12 @@ export interface WarmUpResult {
   interrupted: boolean;
 }
 
-/** A notification shaped like the API's, whose content is like a typical template's. */
+/** A template like a typical one: placeholders in its title, body and data. */
 const TEMPLATE = { title: 'Your order {{order}} has shipped', body: 'Hi {{name}}, it should arrive on {{day}}.', data: { kind: 'order.shipped', order: '{{order}}' } };
-const PROVIDER = { id: '00000000-0000-0000-0000-000000000000', provider: 'fcm' } as LoadedProvider;
+/** The id of the warm-up's notification, project, template and device, none of which exists. */
+const NO_ID = '00000000-0000-0000-0000-000000000000';
+/** Of a provider, outcomes read only its id. */
+const PROVIDER = { id: NO_ID, provider: 'fcm' } as LoadedProvider;
 
 /**
  * Warms a fresh worker's delivery code up while it has nothing to deliver: messages shaped like real
@@ -36,8 +39,9 @@ const PROVIDER = { id: '00000000-0000-0000-0000-000000000000', provider: 'fcm' }
  *
  * Why: V8 compiles a process's code as it runs, and until it has, a delivery costs the worker three
  * to four times the CPU: without this, the first burst after a deploy or a scale-out (a bulk send to
- * idle workers) is delivered at a fraction of the usual rate. It stops for good when real work
- * arrives, which warms the code as well; a worker started into a backlog does at most one round.
+ * idle workers) is delivered at a fraction of the usual rate. The worker starts it when it first
+ * finds its queue empty (a worker started into a backlog is warmed by its jobs instead), and it stops
+ * for good before its next round once real work arrives.
  */
 export async function warmUpDelivery(options: WarmUpOptions): Promise<WarmUpResult> {
   const { messages, roundSize = 100, busy, policy } = options;
@@ -51,9 +55,9 @@ export async function warmUpDelivery(options: WarmUpOptions): Promise<WarmUpResu
     for (let round = 0; attempted < messages; round++) {
       if (busy()) return { sent, interrupted: true };
       const n: NotificationRow = {
-        id: PROVIDER.id,
-        projectId: PROVIDER.id,
-        templateId: PROVIDER.id,
+        id: NO_ID,
+        projectId: NO_ID,
+        templateId: NO_ID,
         variables: { order: `#${round}`, name: 'there', day: 'Thursday' },
         data: null,
         imageUrl: null,
@@ -66,7 +70,7 @@ export async function warmUpDelivery(options: WarmUpOptions): Promise<WarmUpResu
       };
       const rendered = render(n, { template, templateOptions: {} });
       const size = Math.min(roundSize, messages - attempted);
-      const batch = Array.from({ length: size }, (_, i) => ({ deliveryId: `warm-up-${round}-${i}`, deviceId: PROVIDER.id, attempts: 0 }));
+      const batch = Array.from({ length: size }, (_, i) => ({ deliveryId: `warm-up-${round}-${i}`, deviceId: NO_ID, attempts: 0 }));
       const pushes = batch.map((a, i) => toPushMessage(rendered('warm-up'), `warm-up-token-${round}-${i}-${'x'.repeat(120)}`, i % 2 ? 'ios' : 'android'));
       const take = (i: number, result: TokenResult) => {
         if (toOutcome(decide(batch[i], result, false, policy, false), batch[i], n, PROVIDER, undefined).kind === 'sent') sent++;
