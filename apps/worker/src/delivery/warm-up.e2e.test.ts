@@ -27,10 +27,11 @@ it('a worker started into a backlog delivers it and does not warm up', async () 
     ids.push(res.body.notificationId);
   }
 
-  const worker = await p.startWorker();
+  // A short warm-up, so that one that started after the backlog would have logged within the wait below.
+  const worker = await p.startWorker({ WORKER_WARM_UP_MESSAGES: '100' });
   for (const id of ids) expect((await p.waitForNotification(t.apiKey.key, id)).status).toBe('completed');
   // The queue is empty now (BullMQ says so with its `drained` event); a warm-up would start at once.
-  await new Promise((r) => setTimeout(r, 1000));
+  await new Promise((r) => setTimeout(r, 1500));
   const lines = worker.output.join('').split('\n');
   expect(lines.filter((l) => l.includes('delivery warmed up'))).toEqual([]);
   expect(lines.some((l) => l.includes('Herald worker started'))).toBe(true);
