@@ -70,7 +70,7 @@ export interface DeliveryWork {
 const TERMINAL = new Set(['completed', 'partially_failed', 'failed', 'canceled']);
 
 /** The rendered notification of each user's messages: personalised bulk renders once per distinct variable set. */
-export type Renderings = (userId: string) => RenderedNotification;
+type Renderings = (userId: string) => RenderedNotification;
 
 /**
  * Some rows of the job are held by another run that is sending them, or that died a moment ago and
