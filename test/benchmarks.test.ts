@@ -64,6 +64,7 @@ describe('pnpm bench:delivery', () => {
     const output = await bench('--mode', 'one-user', '--notifications', '200');
     expect(output).toContain('200 sends to one user with one device each');
     expect(figure(output, 'one-user:', new RegExp(`${number} notifications/s drained`))).toBeGreaterThan(0);
+    expect(output).toMatch(/deliver jobs: +[\d,]+ for 200 notifications \([\d.]+ per job: sends accepted together share one\)/);
     expect(output).toMatch(/progress \(s\): +worker ready after [\d.]+, first delivery after [\d.]+; from the first delivery to the last ([\d,]+ notifications\/s|within one look)/);
     expectCommonFigures(output);
     // The run checks itself: a notification not completed with exactly one sent delivery is reported.
