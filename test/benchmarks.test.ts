@@ -64,7 +64,11 @@ describe('pnpm bench:delivery', () => {
     const output = await bench('--mode', 'one-user', '--notifications', '200');
     expect(output).toContain('200 sends to one user with one device each');
     expect(figure(output, 'one-user:', new RegExp(`${number} notifications/s drained`))).toBeGreaterThan(0);
-    expect(output).toMatch(/deliver jobs: +[\d,]+ for 200 notifications \([\d.]+ per job: sends accepted together share one\)/);
+    // Every notification is in one deliver job: at least one job, at most one per notification.
+    const [, jobs, perJob] = /deliver jobs: +([\d,]+) for 200 notifications \(([\d.]+) per job: sends accepted together share one\)/.exec(output) ?? [];
+    expect(Number(jobs)).toBeGreaterThanOrEqual(1);
+    expect(Number(jobs)).toBeLessThanOrEqual(200);
+    expect(Math.abs(Number(perJob) - 200 / Number(jobs))).toBeLessThanOrEqual(0.051);
     expect(output).toMatch(/progress \(s\): +worker ready after [\d.]+, first delivery after [\d.]+; from the first delivery to the last ([\d,]+ notifications\/s|within one look)/);
     expectCommonFigures(output);
     // The run checks itself: a notification not completed with exactly one sent delivery is reported.
