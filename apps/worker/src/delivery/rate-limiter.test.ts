@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { SendRateLimiter } from './rate-limiter';
+
+/** The FCM token bucket against a real Redis; what the bucket means end to end is in rate.e2e.test.ts. */
+const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+let redis: Redis;
+let monitored: Redis;
+let monitor: Redis;
+const seen: string[][] = [];
+
+beforeAll(async () => {
+  redis = new Redis(url);
+  monitored = new Redis(url);
+  monitor = await monitored.monitor(); // a connection of its own
+  monitor.on('monitor', (_time: string, args: string[]) => seen.push(args));
+});
+afterAll(async () => {
+  monitor.disconnect();
+  monitored.disconnect();
+  await redis.quit();
+});
+
+it('grants a second\'s worth at once, then says how long to wait', async () => {
+  const limiter = new SendRateLimiter(redis, `${process.env.QUEUE_PREFIX}-bucket-${randomUUID()}`, 6000); // 100 a second
+  const project = randomUUID();
+  expect(await limiter.take(project, 60)).toEqual({ granted: 60, waitMs: 0 });
+  const second = await limiter.take(project, 60);
+  expect(second.granted).toBeGreaterThanOrEqual(40);
+  expect(second.granted).toBeLessThan(60);
+  expect(second.waitMs).toBeGreaterThan(0);
+  expect(second.waitMs).toBeLessThanOrEqual(200);
+});
+
+it('sends the script\'s body once per connection, then only its SHA1', async () => {
+  const fresh = new Redis(url);
+  const prefix = `${process.env.QUEUE_PREFIX}-sha-${randomUUID()}`;
+  const limiter = new SendRateLimiter(fresh, prefix, 600_000);
+  try {
+    for (let i = 0; i < 3; i++) await limiter.take(randomUUID(), 1);
+  } finally {
+    await fresh.quit();
+  }
+  // MONITOR reports each command after it ran (and the script's own calls, which are not counted here).
+  const ours = () =>
+    seen
+      .filter((args) => args.some((a) => a.startsWith(`${prefix}:fcm-rate:`)))
+      .map((args) => args[0].toLowerCase())
+      .filter((command) => command.startsWith('eval'));
+  for (let waited = 0; ours().length < 3 && waited < 2000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(ours()).toEqual(['eval', 'evalsha', 'evalsha']);
+});
