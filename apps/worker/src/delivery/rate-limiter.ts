@@ -1,9 +1,12 @@
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { Redis, Result } from 'ioredis';
 import { GroupCommit } from './group-commit';
 
-/** The bucket script as a command of its own (`Redis#defineCommand`): sent by its SHA1 (EVALSHA), the body only once per connection. */
-const COMMAND = 'heraldTakeFcmTokens';
-type TakeTokens = (key: string, ratePerMs: number, capacity: number, requested: number) => ChainableCommander;
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** The bucket script as a command of its own (`SendRateLimiter` defines it): sent by its SHA1 (EVALSHA), its body only once per connection. */
+    heraldTakeFcmTokens(key: string, ratePerMs: number, capacity: number, requested: number): Result<[number, number], Context>;
+  }
+}
 
 /**
  * A token bucket per project in Redis, shared by every worker process, so that Herald does not send
@@ -48,7 +51,7 @@ export class SendRateLimiter {
     // Bursts of up to one second's worth.
     this.capacity = Math.max(1, Math.ceil(perMinute / 60));
     this.requests = new GroupCommit((items) => this.takeAll(items), { concurrency: 2 });
-    redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: SCRIPT });
+    redis.defineCommand('heraldTakeFcmTokens', { numberOfKeys: 1, lua: SCRIPT });
   }
 
   /** Takes up to `n` tokens; answers how many were granted and, if fewer, when to try again. */
@@ -60,8 +63,7 @@ export class SendRateLimiter {
     const wanted = new Map<string, number>();
     for (const { projectId, n } of items) wanted.set(projectId, (wanted.get(projectId) ?? 0) + n);
     const pipeline = this.redis.pipeline();
-    const take = (pipeline as unknown as Record<typeof COMMAND, TakeTokens>)[COMMAND].bind(pipeline);
-    for (const [projectId, n] of wanted) take(`${this.prefix}:fcm-rate:${projectId}`, this.ratePerMs, this.capacity, n);
+    for (const [projectId, n] of wanted) pipeline.heraldTakeFcmTokens(`${this.prefix}:fcm-rate:${projectId}`, this.ratePerMs, this.capacity, n);
     const answers = await pipeline.exec();
     const left = new Map<string, { granted: number; waitMs: number }>();
     [...wanted.keys()].forEach((projectId, i) => {
