@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 
 /**
@@ -39,13 +39,17 @@ export function createMailer(options: { transport: 'smtp' | 'log'; smtpUrl?: str
       close() {},
     };
   }
-  const transport = nodemailer.createTransport(options.smtpUrl);
+  const { smtpUrl } = options;
+  // nodemailer (a hundred modules, ~80 ms of a process's start) is loaded by the first mail: a worker
+  // mails only when a webhook endpoint is disabled, and the API only for invites and resets.
+  let transport: Promise<Transporter> | undefined;
   return {
     async send(message) {
-      await transport.sendMail({ from: options.from, ...message });
+      transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl));
+      await (await transport).sendMail({ from: options.from, ...message });
     },
     close() {
-      transport.close();
+      void transport?.then((t) => t.close());
     },
   };
 }
