@@ -88,6 +88,15 @@ describe('loadApiConfig', () => {
     expect(() => loadWorkerConfig({ ...prod, WEBHOOK_ALLOW_PRIVATE: 'yes' })).toThrow(/WEBHOOK_ALLOW_PRIVATE/);
   });
 
+  it('refuses an SMTP_URL that is not an smtp:// or smtps:// URL, at start rather than at the first mail', () => {
+    for (const bad of ['mail.example.com:587', 'http://mail.example.com', 'smtp://']) {
+      expect(() => loadApiConfig({ ...prod, SMTP_URL: bad })).toThrow(/SMTP_URL.*must be an smtp:\/\/ or smtps:\/\/ URL/);
+      expect(() => loadWorkerConfig({ ...prod, SMTP_URL: bad })).toThrow(/SMTP_URL.*must be an smtp:\/\/ or smtps:\/\/ URL/);
+    }
+    expect(loadApiConfig({ ...prod, SMTP_URL: 'smtps://user:secret@mail.example.com:465' }).mail.smtpUrl).toBe('smtps://user:secret@mail.example.com:465');
+    expect(loadWorkerConfig({ ...prod, SMTP_URL: 'SMTP://mail:25' }).mail.smtpUrl).toBe('SMTP://mail:25');
+  });
+
   it('keeps everything unless RETENTION_DAYS says how long, at least the 7 days the overview counts', () => {
     expect(loadWorkerConfig(prod).retentionDays).toBe(0);
     expect(loadWorkerConfig({ ...prod, RETENTION_DAYS: '30' }).retentionDays).toBe(30);

@@ -17,6 +17,12 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
+/**
+ * Outgoing mail's server, as nodemailer reads it. Checked at start: nodemailer itself is loaded by the
+ * first mail, so a URL it cannot use would otherwise surface only then.
+ */
+const smtpUrl = optionalString.refine((v) => v === undefined || /^smtps?:\/\/[^/]/i.test(v), 'must be an smtp:// or smtps:// URL');
+
 const flag = (fallback: boolean) =>
   z
     .enum(['true', 'false'])
@@ -51,7 +57,7 @@ const apiSchema = z.object({
   /** bcrypt cost factor for passwords. */
   BCRYPT_ROUNDS: intFrom(10, 4),
   APP_URL: z.url().default('http://localhost:3000'),
-  SMTP_URL: optionalString,
+  SMTP_URL: smtpUrl,
   MAIL_FROM: z.string().default('Herald <no-reply@herald.local>'),
   /**
    * `smtp` (needs SMTP_URL) or `log` (each mail written to the log: whole outside production, where
@@ -114,7 +120,7 @@ const workerSchema = z.object({
    */
   RETENTION_DAYS: intFrom(0).refine((d) => d === 0 || d >= 7, 'must be 0 (keep everything) or at least 7'),
   /** The worker mails a project's admins when it disables a failing webhook endpoint. */
-  SMTP_URL: optionalString,
+  SMTP_URL: smtpUrl,
   MAIL_FROM: z.string().default('Herald <no-reply@herald.local>'),
   MAIL_TRANSPORT: z.enum(['smtp', 'log']).optional(),
   /** Webhook requests: the whole exchange, connect to the last byte read. */

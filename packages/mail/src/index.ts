@@ -40,8 +40,9 @@ export function createMailer(options: { transport: 'smtp' | 'log'; smtpUrl?: str
     };
   }
   const { smtpUrl } = options;
-  // nodemailer (a hundred modules, ~80 ms of a process's start) is loaded by the first mail: a worker
-  // mails only when a webhook endpoint is disabled, and the API only for invites and resets.
+  // nodemailer (a hundred modules, ~65 ms of a process's start) is loaded by the first mail: a worker
+  // mails only when a webhook endpoint is disabled, and the API only for invites and resets. (The
+  // URL's form is checked at start, with the rest of the configuration.)
   let transport: Promise<Transporter> | undefined;
   return {
     async send(message) {
