@@ -50,7 +50,8 @@ export function createMailer(options: { transport: 'smtp' | 'log'; smtpUrl?: str
       await (await transport).sendMail({ from: options.from, ...message });
     },
     close() {
-      void transport?.then((t) => t.close());
+      // A transport that never came (nodemailer failed to load) has nothing to close.
+      void transport?.then((t) => t.close(), () => undefined);
     },
   };
 }

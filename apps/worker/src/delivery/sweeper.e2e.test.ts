@@ -1,6 +1,7 @@
 import { deliverJob, deliverJobId } from '@herald/core';
 import { unique } from '../../../../test/harness';
 import { startPipeline, type Pipeline } from '../../../../test/pipeline';
+import { waitUntil } from '../../../../test/services';
 import { MAX_REQUEUES } from '../sweeper';
 
 /**
@@ -13,16 +14,6 @@ beforeAll(async () => {
   await p.startWorker();
 }, 60_000);
 afterAll(() => p.close());
-
-/** The notification's row once the sweep's count of its re-queue is written (or as it is after 5 s). */
-async function requeueCounted(id: string) {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const row = await p.h.db.notification.findUniqueOrThrow({ where: { id } });
-    if (row.requeues > 0 || Date.now() > deadline) return row;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('lost work', () => {
   it('a notification row whose job was lost is picked up by the sweeper', async () => {
@@ -57,7 +48,9 @@ describe('lost work', () => {
     for (const n of lost) {
       expect((await p.waitForNotification(t.apiKey.key, n.id)).status).toBe('completed');
       // The sweep counts its re-queues once it has queued all it found: its job may deliver first.
-      expect(await requeueCounted(n.id)).toMatchObject({ requeues: 1, jobId: null });
+      const row = () => p.h.db.notification.findUniqueOrThrow({ where: { id: n.id } });
+      await waitUntil(async () => (await row()).requeues > 0, 5000, `the sweep's re-queue count of ${n.id}`);
+      expect(await row()).toMatchObject({ requeues: 1, jobId: null });
       expect((await p.h.container.queue.getJob(deliverJobId(n.id)))!.data).toEqual({ notificationId: n.id });
     }
     expect(tokens.slice(0, 2).map((token) => p.emulator.received({ token }).length)).toEqual([1, 1]);
