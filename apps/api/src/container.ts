@@ -3,7 +3,7 @@ import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { ApiConfig } from '@herald/config';
 import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE } from '@herald/core';
-import { createDb, WebhookEvents, type Db } from '@herald/db';
+import { closeDb, createDb, WebhookEvents, type Db } from '@herald/db';
 import { ProjectGate } from './http/access';
 import { Authenticator } from './http/caller';
 import { createLimiterFactory, type LimiterFactory } from './http/rate-limit';
@@ -74,7 +74,7 @@ export function createContainer(config: ApiConfig, overrides: ContainerOverrides
       await webhookQueue.close().catch(() => undefined);
       queueConnection.disconnect();
       redis.disconnect();
-      await db.$disconnect();
+      await closeDb(db);
     },
   };
 }

@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import pino, { type Logger } from 'pino';
 import type { WorkerConfig } from '@herald/config';
 import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE, createTemplateCompiler, retryJob } from '@herald/core';
-import { createDb, loadProviderCredentials, sqlPool, WebhookEvents, type Db } from '@herald/db';
+import { closeDb, createDb, loadProviderCredentials, sqlPool, WebhookEvents, type Db } from '@herald/db';
 import { createMailer, type Mailer } from '@herald/mail';
 import { ProviderPool } from '@herald/providers';
 import { DeliveryService, observers, type DeliveryObserver } from './delivery/delivery.service';
@@ -169,7 +169,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
       mailer.close();
       await clients.close();
       connection.disconnect();
-      await db.$disconnect();
+      await closeDb(db);
     },
   };
 }

@@ -45,9 +45,22 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   });
   // An idle connection that dies (Postgres restarted) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  // The pool is ended by closeDb, not by Prisma: Prisma ends an external pool only if it connected
+  // through it, and a worker or a test may use the pool alone.
+  const db = new PrismaClient({ adapter: new PrismaPg(pool) });
   pools.set(db, pool);
   return db;
+}
+
+/**
+ * Disconnects Prisma and ends the node-postgres pool under it, closing every connection. (Prisma's
+ * `$disconnect` alone leaves the pool open when no Prisma query ever ran: its idle connections would
+ * keep the process alive for `idleTimeoutMillis` and be cut by the exit rather than closed.)
+ */
+export async function closeDb(db: Db): Promise<void> {
+  await db.$disconnect();
+  const pool = sqlPool(db);
+  if (!pool.ended) await pool.end();
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { AppError, deliverJob, deliverJobId, NOTIFICATIONS_QUEUE } from '@herald/core';
-import { createDb, sqlPool } from '@herald/db';
+import { closeDb, createDb, sqlPool } from '@herald/db';
 import { startApi, type Harness } from '../../../../../test/harness';
 import { tenant } from '../../../../../test/fixtures';
 import { startRedis } from '../../../../../test/services';
@@ -94,7 +94,7 @@ it('small batches are written by statements each connection prepares once; a lar
     const { rows: kept } = await sqlPool(db).query<{ name: string }>(`SELECT "name" FROM pg_prepared_statements WHERE "name" LIKE 'herald_admit_%' ORDER BY "name"`);
     expect(kept.map((k) => k.name)).toEqual(['herald_admit_1', 'herald_admit_3']);
   } finally {
-    await db.$disconnect();
+    await closeDb(db);
   }
 });
 

@@ -1,0 +1,65 @@
+import { Client } from 'pg';
+import { unique } from './harness';
+import { spawnApi, spawnWorker, type ServiceProcess } from './pipeline';
+
+/**
+ * SIGTERM: each process finishes its work, closes its connections and exits 0, without waiting for
+ * its 25–30 s forced exit (which exits 1): nothing it holds keeps the close from completing. That
+ * Herald's database close ends node-postgres's pool even where Prisma never connected is proved in
+ * packages/db/src/client.test.ts.
+ */
+describe('stopping the processes', () => {
+  let observer: Client;
+  beforeAll(async () => {
+    observer = new Client({ connectionString: process.env.DATABASE_URL });
+    await observer.connect();
+  });
+  afterAll(() => observer.end());
+
+  /** A DATABASE_URL whose connections Postgres lists under `name`. */
+  const urlNamed = (name: string) => {
+    const url = new URL(process.env.DATABASE_URL!);
+    url.searchParams.set('application_name', name);
+    return url.toString();
+  };
+  const sessions = async (name: string) =>
+    (await observer.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [name])).rows[0].n;
+
+  const stopsCleanly = async (service: ServiceProcess, name: string) => {
+    expect(await sessions(name)).toBeGreaterThan(0);
+    expect(await service.stop('SIGTERM')).toBe(0);
+    // A backend leaves pg_stat_activity a moment after its client closed the connection.
+    for (let waited = 0; (await sessions(name)) > 0 && waited < 3000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    expect(await sessions(name)).toBe(0);
+    const said = service.output.join('');
+    expect(said).toContain('shutting down');
+  };
+
+  it('the worker closes its database connections and exits 0 (it delivers through node-postgres alone)', async () => {
+    const name = unique('worker-stop');
+    const worker = spawnWorker({
+      DATABASE_URL: urlNamed(name),
+      QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-${name}`,
+      SWEEP_INTERVAL_MS: String(24 * 3600 * 1000),
+      WORKER_WARM_UP_MESSAGES: '0',
+      METRICS_PORT: '0',
+    });
+    try {
+      await worker.ready;
+      await stopsCleanly(worker, name);
+    } finally {
+      await worker.stop('SIGKILL');
+    }
+  });
+
+  it('the API closes its database connections and exits 0', async () => {
+    const name = unique('api-stop');
+    const api = await spawnApi({ DATABASE_URL: urlNamed(name), QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-${name}` });
+    try {
+      expect((await fetch(`${api.url}/ready`)).status).toBe(200);
+      await stopsCleanly(api, name);
+    } finally {
+      await api.stop('SIGKILL');
+    }
+  });
+});
