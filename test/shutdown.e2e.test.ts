@@ -44,8 +44,11 @@ describe('stopping the processes', () => {
       WORKER_WARM_UP_MESSAGES: '0',
       METRICS_PORT: '0',
     });
+    // A worker that cannot start says why, rather than leaving the test to time out.
+    const exited = new Promise<never>((_, reject) => worker.child.once('exit', (code) => reject(new Error(`the worker exited (${code}) before it started:\n${worker.output.join('')}`))));
+    exited.catch(() => undefined); // it exits at the end of the test as well
     try {
-      await worker.ready;
+      await Promise.race([worker.ready, exited]);
       await stopsCleanly(worker, name);
     } finally {
       await worker.stop('SIGKILL');
