@@ -28,6 +28,7 @@ export type Db = PrismaClient;
 export type SqlPool = Pool;
 
 const pools = new WeakMap<Db, Pool>();
+const closings = new WeakMap<Db, Promise<void>>();
 
 /** The Prisma client over node-postgres. Short timeouts so that a dead database answers 503 quickly. */
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
@@ -57,10 +58,14 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
  * `$disconnect` alone leaves the pool open when no Prisma query ever ran: its idle connections would
  * keep the process alive for `idleTimeoutMillis` and be cut by the exit rather than closed.)
  */
-export async function closeDb(db: Db): Promise<void> {
-  await db.$disconnect();
-  const pool = sqlPool(db);
-  if (!pool.ended) await pool.end();
+export function closeDb(db: Db): Promise<void> {
+  // One close per client, however many callers ask at once (node-postgres refuses a second `end`).
+  let closing = closings.get(db);
+  if (!closing) {
+    closing = db.$disconnect().finally(() => sqlPool(db).end());
+    closings.set(db, closing);
+  }
+  return closing;
 }
 
 /**
