@@ -748,6 +748,27 @@ describe('inputs Postgres or the stack cannot take are 400s', () => {
     expect(await h.db.notification.count({ where: { projectId: w.projectId } })).toBe(1);
   });
 
+  it('an unpaired UTF-16 surrogate in any string or key (jsonb refuses it; a JSON body may carry one as "\\ud800")', async () => {
+    const w = await makeWorld();
+    const message = 'must not contain unpaired UTF-16 surrogates (\\ud800–\\udfff)';
+    const value = await h.post('/push/send', { apiKey: w.apiKey, body: { userId: w.customerId, templateId: w.templateId, variables: { name: 'x' }, data: { k: 'a\uD800' } } });
+    expect(value.status).toBe(400);
+    expect(value.body).toEqual({ statusCode: 400, message: `Invalid request body: data.k: ${message}`, error: 'Bad Request', details: [{ path: 'data.k', message }] });
+    const key = await h.post('/push-templates', { token: w.owner.accessToken, body: { projectId: w.projectId, name: 'lone', title: 't', body: 'b', data: { ['\uDC00']: 'v' } } });
+    expect(key.status).toBe(400);
+    expect(key.body.details).toEqual([{ path: 'data.\uDC00', message: `keys ${message}` }]);
+    // The fuzzer's case: an import file whose template data has such a key.
+    const imported = await send(w, { method: 'POST', path: `/push-templates/import/${w.projectId}`, query: '', auth: 'jwt', headers: {}, body: file(JSON.stringify({ templates: [{ name: 'lone', title: 't', body: 'b', data: { ['\uD800']: 'x' } }] })), contentType: FORM });
+    expect(imported.status).toBe(400);
+    expect(JSON.parse(imported.text).message).toBe(`Invalid import file: templates.0.data.\uD800: keys ${message}`);
+    // Surrogates in pairs are just characters outside the BMP.
+    const paired = await h.post('/push/send', { apiKey: w.apiKey, body: { userId: w.customerId, templateId: w.templateId, variables: { name: '😀' }, data: { ['😀']: 'a\uD83D\uDE00b' } } });
+    expect(paired.status).toBe(202);
+    // The world's own send and the paired one; nothing of the refused ones.
+    expect(await h.db.notification.count({ where: { projectId: w.projectId } })).toBe(2);
+    expect(await h.db.pushTemplate.count({ where: { projectId: w.projectId, name: 'lone' } })).toBe(0);
+  });
+
   it('nesting deeper than 64 levels, up to the 10,000 levels that fit in 1 MiB', async () => {
     const w = await makeWorld();
     for (const depth of [65, DEPTH]) {

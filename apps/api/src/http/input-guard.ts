@@ -26,9 +26,23 @@ function refuse(where: string, node: Node, message: string): AppError {
 }
 
 /**
+ * A UTF-16 surrogate without its other half: valid in a JSON escape (`"\ud800"`) and in a JS string,
+ * but not Unicode. Postgres's jsonb refuses it (`invalid input syntax for type json`), and text
+ * would store it as U+FFFD.
+ */
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** What is wrong with a string of the input, if anything. */
+function badString(s: string): string | undefined {
+  if (s.includes('\u0000')) return 'NUL characters';
+  if (UNPAIRED_SURROGATE.test(s)) return 'unpaired UTF-16 surrogates (\\ud800–\\udfff)';
+  return undefined;
+}
+
+/**
  * Rejects input that no schema can make storable: NUL characters (Postgres text and jsonb refuse
- * them) and nesting deeper than MAX_INPUT_DEPTH. Iterative, so that the check itself cannot
- * overflow the stack.
+ * them), unpaired surrogates (jsonb refuses them) and nesting deeper than MAX_INPUT_DEPTH.
+ * Iterative, so that the check itself cannot overflow the stack.
  */
 export function checkInput(value: unknown, where: string): void {
   const stack: Node[] = [{ value, depth: 0 }];
@@ -36,14 +50,16 @@ export function checkInput(value: unknown, where: string): void {
     const node = stack.pop()!;
     const v = node.value;
     if (typeof v === 'string') {
-      if (v.includes('\u0000')) throw refuse(where, node, 'must not contain NUL characters');
+      const bad = badString(v);
+      if (bad) throw refuse(where, node, `must not contain ${bad}`);
       continue;
     }
     if (!v || typeof v !== 'object') continue;
     if (node.depth >= MAX_INPUT_DEPTH) throw refuse(where, node, `nested more than ${MAX_INPUT_DEPTH} levels deep`);
     for (const [key, child] of Object.entries(v)) {
       const next: Node = { value: child, depth: node.depth + 1, key, parent: node };
-      if (key.includes('\u0000')) throw refuse(where, next, 'keys must not contain NUL characters');
+      const bad = badString(key);
+      if (bad) throw refuse(where, next, `keys must not contain ${bad}`);
       stack.push(next);
     }
   }
