@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { unique } from './harness';
+import { databaseUrlNamed, sessionsGone, sessionsNamed } from './pg-sessions';
 import { spawnApi, spawnWorker, type ServiceProcess } from './pipeline';
 
 /**
@@ -16,21 +17,11 @@ describe('stopping the processes', () => {
   });
   afterAll(() => observer.end());
 
-  /** A DATABASE_URL whose connections Postgres lists under `name`. */
-  const urlNamed = (name: string) => {
-    const url = new URL(process.env.DATABASE_URL!);
-    url.searchParams.set('application_name', name);
-    return url.toString();
-  };
-  const sessions = async (name: string) =>
-    (await observer.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [name])).rows[0].n;
-
   const stopsCleanly = async (service: ServiceProcess, name: string) => {
-    expect(await sessions(name)).toBeGreaterThan(0);
+    expect(await sessionsNamed(observer, name)).toBeGreaterThan(0);
     expect(await service.stop('SIGTERM')).toBe(0);
-    // A backend leaves pg_stat_activity a moment after its client closed the connection.
-    for (let waited = 0; (await sessions(name)) > 0 && waited < 3000; waited += 50) await new Promise((r) => setTimeout(r, 50));
-    expect(await sessions(name)).toBe(0);
+    await sessionsGone(observer, name);
+    expect(await sessionsNamed(observer, name)).toBe(0);
     const said = service.output.join('');
     expect(said).toContain('shutting down');
   };
@@ -38,7 +29,7 @@ describe('stopping the processes', () => {
   it('the worker closes its database connections and exits 0 (it delivers through node-postgres alone)', async () => {
     const name = unique('worker-stop');
     const worker = spawnWorker({
-      DATABASE_URL: urlNamed(name),
+      DATABASE_URL: databaseUrlNamed(name),
       QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-${name}`,
       SWEEP_INTERVAL_MS: String(24 * 3600 * 1000),
       WORKER_WARM_UP_MESSAGES: '0',
@@ -57,7 +48,7 @@ describe('stopping the processes', () => {
 
   it('the API closes its database connections and exits 0', async () => {
     const name = unique('api-stop');
-    const api = await spawnApi({ DATABASE_URL: urlNamed(name), QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-${name}` });
+    const api = await spawnApi({ DATABASE_URL: databaseUrlNamed(name), QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-${name}` });
     try {
       expect((await fetch(`${api.url}/ready`)).status).toBe(200);
       await stopsCleanly(api, name);

@@ -1,3 +1,4 @@
+import { databaseUrlNamed, sessionsGone, sessionsNamed } from '../../../test/pg-sessions';
 import { closeDb, createDb, sqlPool } from './client';
 
 it('customPlans and randomPageCost reach every connection; by default Postgres decides', async () => {
@@ -17,29 +18,20 @@ it('customPlans and randomPageCost reach every connection; by default Postgres d
 });
 
 describe('closeDb', () => {
-  /** This test's connections as Postgres sees them, by application_name. */
-  const sessions = async (db: ReturnType<typeof createDb>, name: string) => {
-    const { rows } = await sqlPool(db).query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [name]);
-    return rows[0].n;
-  };
-
   it.each([
     ['used through node-postgres alone (as a worker delivers)', async (db: ReturnType<typeof createDb>) => void (await sqlPool(db).query('SELECT 1'))],
     ['used through Prisma', async (db: ReturnType<typeof createDb>) => void (await db.$queryRaw`SELECT 1`)],
   ])('closes every connection of a client %s', async (_, use) => {
     const name = `herald-close-${process.pid}-${Date.now()}`;
-    const url = new URL(process.env.DATABASE_URL!);
-    url.searchParams.set('application_name', name);
-    const db = createDb(url.toString(), { poolSize: 2 });
+    const db = createDb(databaseUrlNamed(name), { poolSize: 2 });
     const observer = createDb(process.env.DATABASE_URL!, { poolSize: 1 });
     try {
       await use(db);
-      expect(await sessions(observer, name)).toBeGreaterThan(0);
+      expect(await sessionsNamed(sqlPool(observer), name)).toBeGreaterThan(0);
       await Promise.all([closeDb(db), closeDb(db)]); // asked twice at once: one close
       expect(sqlPool(db).ended).toBe(true);
-      // Postgres sees a connection go when its backend exits, a moment after the client closed it.
-      for (let waited = 0; (await sessions(observer, name)) > 0 && waited < 3000; waited += 50) await new Promise((r) => setTimeout(r, 50));
-      expect(await sessions(observer, name)).toBe(0);
+      await sessionsGone(sqlPool(observer), name);
+      expect(await sessionsNamed(sqlPool(observer), name)).toBe(0);
       await closeDb(db); // and again afterwards: harmless
     } finally {
       await closeDb(observer);
