@@ -8,7 +8,13 @@ async function main() {
   const config = loadOrExit(loadApiConfig);
   const c = createContainer(config);
   for (const warning of config.warnings) c.logger.warn(warning);
-  if (config.mail.transport === 'log') c.logger.warn('e-mails are written to this log, without their links\' tokens (set SMTP_URL to send them)');
+  if (config.mail.transport === 'log') {
+    c.logger.warn(
+      config.mail.logLinks
+        ? 'e-mails are written to this log, links whole: it is this instance\'s mailbox (set SMTP_URL to send them)'
+        : 'e-mails are written to this log, without their links\' tokens, and reach no one (set SMTP_URL to send them)',
+    );
+  }
   // Rate limiters and queues need Redis; start anyway if it is down (requests get 503 until it returns).
   if (!(await waitForRedis(c.redis, 5000))) c.logger.error('Redis is not reachable yet; requests needing it answer 503');
 

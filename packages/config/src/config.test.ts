@@ -43,15 +43,15 @@ describe('loadApiConfig', () => {
     expect(loadWorkerConfig(prod)).toMatchObject({ deliveryMaxAttempts: 5, concurrency: 256 });
   });
 
-  it('in production, refuses to start without SMTP_URL unless MAIL_TRANSPORT=log says so', () => {
+  it('without SMTP_URL writes mails to the log, in production too, where the log keeps no link token', () => {
     const noSmtp = { ...prod, SMTP_URL: undefined };
-    expect(() => loadApiConfig(noSmtp)).toThrow(/^Missing required environment variable SMTP_URL \(or set MAIL_TRANSPORT=log/);
-    expect(loadApiConfig({ ...noSmtp, MAIL_TRANSPORT: 'log' }).mail).toMatchObject({ transport: 'log', smtpUrl: undefined });
+    expect(loadApiConfig(noSmtp).mail).toEqual({ transport: 'log', smtpUrl: undefined, from: 'Herald <no-reply@herald.local>', logLinks: false });
+    expect(loadApiConfig({ ...noSmtp, MAIL_TRANSPORT: 'log' }).mail).toMatchObject({ transport: 'log', logLinks: false });
     expect(loadApiConfig(prod).mail.transport).toBe('smtp');
     expect(loadApiConfig({ ...prod, MAIL_TRANSPORT: 'log' }).mail.transport).toBe('log');
     expect(() => loadApiConfig({ ...noSmtp, MAIL_TRANSPORT: 'smtp' })).toThrow('MAIL_TRANSPORT=smtp needs SMTP_URL');
-    // Outside production the log is the default, as before.
-    expect(loadApiConfig({ ...noSmtp, NODE_ENV: 'development' }).mail.transport).toBe('log');
+    // Outside production the log is the mailbox: its links are whole.
+    expect(loadApiConfig({ ...noSmtp, NODE_ENV: 'development' }).mail).toMatchObject({ transport: 'log', logLinks: true });
   });
 
   it('has defaults for the hardening limits that normal use stays far below, each overridable', () => {

@@ -62,7 +62,7 @@ const apiSchema = z.object({
   /**
    * `smtp` (needs SMTP_URL) or `log` (each mail written to the log: whole outside production, where
    * the log is a development instance's mailbox; with its link's token redacted in production).
-   * Unset: smtp when SMTP_URL is set; else log, except in production, which refuses to start.
+   * Unset: smtp when SMTP_URL is set; else log (in production with a warning at start).
    */
   MAIL_TRANSPORT: z.enum(['smtp', 'log']).optional(),
   /** `false`: POST /auth/signup answers 403; accounts are created only by accepting an invite. */
@@ -292,19 +292,17 @@ function parseTrustProxy(value: string | undefined): boolean | number | string |
 }
 
 /**
- * In production a mail must reach its addressee: without SMTP_URL the process refuses to start,
- * unless the operator chose the log explicitly (whose lines never carry a link's token).
+ * Without SMTP_URL mails are written to the log, in production too (the contract: "unset: log"). In
+ * production the log never carries a link's token, and the API says at start that no mail leaves.
  */
-function mailTransport(chosen: 'smtp' | 'log' | undefined, smtpUrl: string | undefined, production: boolean): 'smtp' | 'log' {
+function mailTransport(chosen: 'smtp' | 'log' | undefined, smtpUrl: string | undefined): 'smtp' | 'log' {
   if (chosen === 'smtp' && !smtpUrl) throw new ConfigError('MAIL_TRANSPORT=smtp needs SMTP_URL');
   if (chosen) return chosen;
-  if (smtpUrl) return 'smtp';
-  if (production) throw new ConfigError('Missing required environment variable SMTP_URL (or set MAIL_TRANSPORT=log to write mails to the log, without their links)');
-  return 'log';
+  return smtpUrl ? 'smtp' : 'log';
 }
 
 function apiMail(chosen: 'smtp' | 'log' | undefined, smtpUrl: string | undefined, from: string, production: boolean): ApiConfig['mail'] {
-  const transport = mailTransport(chosen, smtpUrl, production);
+  const transport = mailTransport(chosen, smtpUrl);
   return { transport, smtpUrl, from, logLinks: transport === 'log' && !production };
 }
 
@@ -353,7 +351,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
   const base = loadCommon(e);
   // The worker's one mail (a webhook endpoint disabled) carries no secret link: the log is an
   // acceptable transport for it, in production too, with a warning.
-  const transport = mailTransport(e.MAIL_TRANSPORT, e.SMTP_URL, false);
+  const transport = mailTransport(e.MAIL_TRANSPORT, e.SMTP_URL);
   if (transport === 'log' && base.env === 'production') base.warnings.push('SMTP_URL is not set: the notice to project admins that a failing webhook endpoint was disabled is written to the log');
   return {
     ...base,
