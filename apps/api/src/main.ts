@@ -15,8 +15,10 @@ async function main() {
         : 'e-mails are written to this log, without their links\' tokens, and reach no one (set SMTP_URL to send them)',
     );
   }
-  // Rate limiters and queues need Redis; start anyway if it is down (requests get 503 until it returns).
-  if (!(await waitForRedis(c.redis, 5000))) c.logger.error('Redis is not reachable yet; requests needing it answer 503');
+  // Rate limiters and queues need Redis, whose connection has no offline queue: give it a moment to
+  // connect, so that the first requests of a normal start find it ready. If it is down, start anyway
+  // (requests needing it answer 503 until it returns), soon enough to answer within the contract's 5 s.
+  if (!(await waitForRedis(c.redis, 1000))) c.logger.error('Redis is not reachable yet; requests needing it answer 503');
 
   const server = createApiServer(c).listen(config.port, () => c.logger.info({ port: (server.address() as AddressInfo).port }, 'Herald API listening'));
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { startApi, unique, type Harness } from '../../../../../test/harness';
 import { queuedJobsFor, sendableProject } from './__tests__/sendable';
 
@@ -70,6 +71,19 @@ describe('Idempotency-Key', () => {
     const theirs = await h.post('/push/send', { apiKey: other.apiKey.key, body: { ...body, templateId: other.templateId }, headers: { 'Idempotency-Key': key } });
     expect(theirs.status).toBe(202);
     expect(theirs.body.notificationId).not.toBe(first.body.notificationId);
+  });
+
+  it('a refused request stores no answer under its key: the corrected request with the same key is accepted once', async () => {
+    const p = await sendableProject(h);
+    const key = unique('idem-refused');
+    const body = { userId: 'user-1', templateId: p.templateId, variables: p.variables };
+    const refused = await h.post('/push/send', { apiKey: p.apiKey.key, body: { ...body, templateId: randomUUID() }, headers: { 'Idempotency-Key': key } });
+    expect(refused.status).toBe(404);
+    const accepted = await h.post('/push/send', { apiKey: p.apiKey.key, body, headers: { 'Idempotency-Key': key } });
+    const again = await h.post('/push/send', { apiKey: p.apiKey.key, body, headers: { 'Idempotency-Key': key } });
+    expect([accepted.status, again.status]).toEqual([202, 202]);
+    expect(again.body).toEqual(accepted.body);
+    expect(await h.db.notification.count({ where: { projectId: p.project.id } })).toBe(1);
   });
 });
 
