@@ -128,7 +128,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     outcomes,
     logger,
     client: (p) => clients.get(p),
-    rateLimiter: new SendRateLimiter(connection, config.queuePrefix, config.fcmRatePerMinute),
+    rateLimiter: new SendRateLimiter(connection, config.queuePrefix, config.fcmRatePerMinute, config.fcmRateBurst),
     policy,
     batchSize: config.batchSize,
     maxRecipientsInFlight: Math.max(config.batchSize, 4 * 500),

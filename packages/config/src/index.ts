@@ -101,6 +101,8 @@ const workerSchema = z.object({
   DELIVERY_MAX_ATTEMPTS: intFrom(5, 1),
   /** Messages per minute per project that the worker sends to FCM (FCM's default quota is 600k/min). */
   FCM_RATE_PER_MINUTE: intFrom(600_000, 1),
+  /** Messages a project may send at once, before it is paced at FCM_RATE_PER_MINUTE; default: a minute's worth. */
+  FCM_RATE_BURST: z.coerce.number().int().min(1).optional(),
   METRICS_PORT: intFrom(9464),
   /** Address the metrics server binds to: loopback unless a container (or the operator) says otherwise. */
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
@@ -193,6 +195,8 @@ export interface WorkerConfig extends CommonConfig {
   concurrency: number;
   deliveryMaxAttempts: number;
   fcmRatePerMinute: number;
+  /** The FCM token bucket's size: what a project may send at once. */
+  fcmRateBurst: number;
   metricsPort: number;
   metricsHost: string;
   retryBaseMs: number;
@@ -358,6 +362,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     concurrency: e.WORKER_CONCURRENCY,
     deliveryMaxAttempts: e.DELIVERY_MAX_ATTEMPTS,
     fcmRatePerMinute: e.FCM_RATE_PER_MINUTE,
+    fcmRateBurst: e.FCM_RATE_BURST ?? e.FCM_RATE_PER_MINUTE,
     metricsPort: e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,
     retryBaseMs: e.DELIVERY_RETRY_BASE_MS,

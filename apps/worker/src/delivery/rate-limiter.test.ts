@@ -24,8 +24,18 @@ afterAll(async () => {
   await Promise.all([...closing, redis.quit()]);
 });
 
-it('grants a second\'s worth at once, then says how long to wait', async () => {
-  const limiter = new SendRateLimiter(redis, `${process.env.QUEUE_PREFIX}-bucket-${randomUUID()}`, 600); // 10 a second, bursts of 10
+it('grants a minute\'s worth at once by default, then says how long to wait', async () => {
+  const limiter = new SendRateLimiter(redis, `${process.env.QUEUE_PREFIX}-bucket-${randomUUID()}`, 600); // 10 a second, bursts of 600
+  const project = randomUUID();
+  expect(await limiter.take(project, 600)).toEqual({ granted: 600, waitMs: 0 });
+  const next = await limiter.take(project, 10);
+  expect(next.granted).toBeLessThan(10);
+  expect(next.waitMs).toBeGreaterThan(0);
+  expect(next.waitMs).toBeLessThanOrEqual(1000);
+});
+
+it('grants a burst of the given size at once, then says how long to wait', async () => {
+  const limiter = new SendRateLimiter(redis, `${process.env.QUEUE_PREFIX}-bucket-${randomUUID()}`, 600, 10); // 10 a second, bursts of 10
   const project = randomUUID();
   expect(await limiter.take(project, 10)).toEqual({ granted: 10, waitMs: 0 });
   // The bucket is empty: what refilled since (one token per 100 ms) is granted, and the rest waits.

@@ -11,6 +11,8 @@ declare module 'ioredis' {
 /**
  * A token bucket per project in Redis, shared by every worker process, so that Herald does not send
  * faster than FCM's per-project quota (default 600k/min) and provoke 429 storms. Uses Redis' clock.
+ * The bucket holds a minute's quota by default: FCM counts its quota per minute, so a campaign of up
+ * to a minute's worth leaves at once, and only sustained sending is paced.
  */
 const SCRIPT = `
 local key = KEYS[1]
@@ -46,10 +48,11 @@ export class SendRateLimiter {
     private readonly redis: Redis,
     private readonly prefix: string,
     perMinute: number,
+    /** Tokens the bucket holds: what a project may send at once (default: a minute's worth). */
+    burst = perMinute,
   ) {
     this.ratePerMs = perMinute / 60_000;
-    // Bursts of up to one second's worth.
-    this.capacity = Math.max(1, Math.ceil(perMinute / 60));
+    this.capacity = Math.max(1, Math.ceil(burst));
     this.requests = new GroupCommit((items) => this.takeAll(items), { concurrency: 2 });
     redis.defineCommand('heraldTakeFcmTokens', { numberOfKeys: 1, lua: SCRIPT });
   }

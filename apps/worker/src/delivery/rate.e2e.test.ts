@@ -1,10 +1,13 @@
 import { unique } from '../../../../test/harness';
 import { startPipeline, type Pipeline } from '../../../../test/pipeline';
 
-/** FCM_RATE_PER_MINUTE: a token bucket per project in Redis; what exceeds it waits as delayed work. */
+/**
+ * FCM_RATE_PER_MINUTE and FCM_RATE_BURST: a token bucket per project in Redis; what exceeds it waits
+ * as delayed work. (The default burst, a minute's worth, is the limiter's own test.)
+ */
 let p: Pipeline;
 beforeAll(async () => {
-  p = await startPipeline({ FCM_RATE_PER_MINUTE: '6000' }); // 100 messages a second, bursts of 100
+  p = await startPipeline({ FCM_RATE_PER_MINUTE: '6000', FCM_RATE_BURST: '100' }); // 100 messages a second, bursts of 100
   await p.startWorker();
 }, 60_000);
 afterAll(() => p.close());
