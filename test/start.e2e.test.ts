@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { createServer } from 'node:net';
 import { spawnApi } from './pipeline';
+import { waitUntil } from './services';
 
 /**
  * The built API starts while Redis or Postgres is unreachable: it listens, answers /health, says in
@@ -58,7 +59,7 @@ it('without Redis: it listens after waiting at most about a second, /health is 2
   }
 });
 
-it('without Postgres: it listens, /health is 200, /ready and a sign-up 503, and no answer names the database', async () => {
+it('without Postgres: it listens, /health is 200, /ready and a sign-up 503; no answer names the database, no log line quotes the code', async () => {
   const api = await spawnApi({ DATABASE_URL: `postgresql://postgres@127.0.0.1:${await closedPort()}/herald` });
   try {
     expect((await fetch(`${api.url}/health`)).status).toBe(200);
@@ -68,6 +69,9 @@ it('without Postgres: it listens, /health is 200, /ready and a sign-up 503, and 
     const res = await signup(api.url);
     expect(res.status).toBe(503);
     expect(await res.text()).not.toMatch(/127\.0\.0\.1|prisma|ECONNREFUSED/i);
+    // The log says why, without Prisma's code frame (the source path and lines of the failed call).
+    await waitUntil(() => api.output.join('').includes('dependency unavailable'), 5000, 'the log line of the 503');
+    expect(api.output.join('')).not.toMatch(/invocation in|dist\/modules/);
   } finally {
     await api.stop('SIGKILL');
   }

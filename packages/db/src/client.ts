@@ -48,7 +48,9 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   pool.on('error', () => undefined);
   // The pool is ended by closeDb, not by Prisma: Prisma ends an external pool only if it connected
   // through it, and a worker or a test may use the pool alone.
-  const db = new PrismaClient({ adapter: new PrismaPg(pool) });
+  // `minimal`: an error's message leaves out the code frame (source path and lines) that the default
+  // format puts into every logged database error, such as each request's during an outage.
+  const db = new PrismaClient({ adapter: new PrismaPg(pool), errorFormat: 'minimal' });
   pools.set(db, pool);
   return db;
 }
