@@ -180,7 +180,10 @@ describe('POST /push-templates/import/{projectId}', () => {
   it('answers 400 for invalid JSON, a missing file part, a wrong field name and a malformed body', async () => {
     const t = await tenant(h);
     const path = `/push-templates/import/${t.project.id}`;
-    expectError(await upload(t, t.project.id, '{"templates": ['), 400, 'The import file is not valid JSON');
+    const notJson = await upload(t, t.project.id, '{"templates": [');
+    expectError(notJson, 400, 'The import file is not valid JSON');
+    // The file part is named as a validation error's field is.
+    expect(notJson.body.details).toEqual([{ path: 'file', message: 'The import file is not valid JSON' }]);
 
     const noFile = new FormData();
     noFile.append('other', 'value');

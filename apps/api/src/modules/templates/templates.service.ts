@@ -117,7 +117,9 @@ export class TemplateService {
 
   async update(projectId: string, id: string, patch: TemplatePatch & { projectId?: unknown }) {
     const current = await this.find(projectId, id);
-    if (patch.projectId !== undefined && patch.projectId !== current.projectId) throw AppError.badRequest(PROJECT_ID_IMMUTABLE);
+    // Its own id in any letter case is no change (ids are accepted in any case everywhere).
+    const sameProject = typeof patch.projectId === 'string' && patch.projectId.toLowerCase() === current.projectId;
+    if (patch.projectId !== undefined && !sameProject) throw AppError.badRequest(PROJECT_ID_IMMUTABLE, [{ path: 'projectId', message: PROJECT_ID_IMMUTABLE }]);
     const data: Prisma.PushTemplateUpdateInput = {};
     if (patch.name !== undefined) data.name = patch.name;
     if (patch.title !== undefined) data.title = patch.title;

@@ -169,12 +169,14 @@ describe('PUT /push-templates/{id}', () => {
     const tpl = await createTemplate(t);
     const res = await h.put(`/push-templates/${tpl.id}`, { token: t.owner.accessToken, query: { projectId: t.project.id }, body: { projectId: other.id, title: 'moved' } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ statusCode: 400, message: 'projectId cannot be updated', error: 'Bad Request' });
+    expect(res.body).toEqual({ statusCode: 400, message: 'projectId cannot be updated', error: 'Bad Request', details: [{ path: 'projectId', message: 'projectId cannot be updated' }] });
     expectError(await h.put(`/push-templates/${tpl.id}`, { apiKey: t.apiKey.key, body: { projectId: other.id } }), 400, 'projectId cannot be updated');
     expect((await h.get(`/push-templates/${tpl.id}`, { token: t.owner.accessToken })).body).toEqual(tpl);
     const same = await h.put(`/push-templates/${tpl.id}`, { token: t.owner.accessToken, query: { projectId: t.project.id }, body: { projectId: t.project.id, title: 'same project' } });
     expect(same.status).toBe(200);
     expect(same.body.title).toBe('same project');
+    // Its own id in upper case is no move either.
+    expect((await h.put(`/push-templates/${tpl.id}`, { apiKey: t.apiKey.key, body: { projectId: t.project.id.toUpperCase(), title: 'same, upper case' } })).status).toBe(200);
   });
 
   it('answers 409 for a name taken in the project, 400 for a broken template, 200 unchanged for an empty body', async () => {

@@ -26,7 +26,7 @@ function translate(err: unknown): AppError {
         return new AppError(413, `The import file may be at most ${IMPORT_MAX_BYTES} bytes (1 MiB)`);
       case 'LIMIT_UNEXPECTED_FILE':
       case 'LIMIT_FILE_COUNT':
-        return AppError.badRequest(`Send exactly one file, in the part "${FILE_FIELD}"${err.field && err.field !== FILE_FIELD ? ` (got "${err.field}")` : ''}`);
+        return fileError(`Send exactly one file, in the part "${FILE_FIELD}"${err.field && err.field !== FILE_FIELD ? ` (got "${err.field}")` : ''}`);
       default:
         return AppError.badRequest(`Malformed multipart body: ${err.message}`);
     }
@@ -43,16 +43,19 @@ export const importUpload: RequestHandler = (req, res, next) => {
   upload(req, res, (err?: unknown) => next(err ? translate(err) : undefined));
 };
 
+/** A 400 about the upload's file part, with the part named in `details` as a validation error's field is. */
+const fileError = (message: string) => AppError.badRequest(message, [{ path: FILE_FIELD, message }]);
+
 /** The uploaded export file, parsed as JSON. */
 export function uploadedJson(req: Request): unknown {
   const file = req.file;
-  if (!file) throw AppError.badRequest(`Missing the file part "${FILE_FIELD}" (a JSON file exported by GET /push-templates/export/{projectId})`);
+  if (!file) throw fileError(`Missing the file part "${FILE_FIELD}" (a JSON file exported by GET /push-templates/export/{projectId})`);
   const text = file.buffer.toString('utf8').replace(/^\uFEFF/, '');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw AppError.badRequest('The import file is not valid JSON');
+    throw fileError('The import file is not valid JSON');
   }
   checkInput(parsed, 'import file');
   return parsed;
