@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { AppError, hashSecret } from '@herald/core';
 import type { Db, Role } from '@herald/db';
@@ -35,7 +36,9 @@ interface AccessClaims {
 }
 
 export function signAccessToken(secret: string, userId: string, ttlSeconds: number, sessionId: string): string {
-  return jwt.sign({ typ: 'access', sid: sessionId }, secret, { algorithm: 'HS256', subject: userId, expiresIn: ttlSeconds });
+  // A token id of its own (`jti`): two tokens of one session issued in the same second (a sign-in, then
+  // a refresh) would otherwise be the same string.
+  return jwt.sign({ typ: 'access', sid: sessionId }, secret, { algorithm: 'HS256', subject: userId, expiresIn: ttlSeconds, jwtid: randomUUID() });
 }
 
 interface BearerRow {

@@ -60,6 +60,8 @@ describe('refresh', () => {
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 900, tokenType: 'Bearer' });
     expect(first.body.refreshToken).not.toBe(u.refreshToken);
+    // A new access token, also within the second of the sign-in.
+    expect(first.body.accessToken).not.toBe(u.accessToken);
     expect((await h.get('/auth/me', { token: first.body.accessToken })).status).toBe(200);
     const second = await h.post('/auth/refresh', { body: { refreshToken: first.body.refreshToken } });
     expect(second.status).toBe(200);
