@@ -76,6 +76,13 @@ describe('pnpm bench:delivery', () => {
     expect(await databaseExists(database)).toBe(false);
   });
 
+  it('one-user mode with one client: each send was admitted alone, so each has a deliver job of its own', async () => {
+    const output = await bench('--mode', 'one-user', '--notifications', '100', '--clients', '1');
+    expect(output).toMatch(/deliver jobs: +100 for 100 notifications \(1\.0 per job: sends accepted together share one\)/);
+    expect(figure(output, 'one-user:', new RegExp(`${number} notifications/s drained`))).toBeGreaterThan(0);
+    expect(output).not.toMatch(/not completed|wrong/i);
+  });
+
   it('bulk mode delivers every message and prints the rate, its progress and the time to delivery', async () => {
     const output = await bench('--deliveries', '2000');
     expect(output).toContain('2 bulk sends × 500 users × 2 devices = 2,000 deliveries');

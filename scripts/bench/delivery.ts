@@ -5,15 +5,16 @@
  * ratios of one run, not absolute figures across runs.
  *
  *   pnpm bench:delivery [--deliveries 100000] [--concurrency 4]       bulk: 500 users × 2 devices per send
- *   pnpm bench:delivery --mode one-user [--notifications 20000]       one-user sends, drained by a stopped worker
+ *   pnpm bench:delivery --mode one-user [--notifications 20000] [--clients 32]   one-user sends, drained by a stopped worker
  *   pnpm bench:delivery --mode latency [--rate 20] [--seconds 60] [--warmup 0]   paced sends: POST → emulator receipt
  *
  * - bulk: the worker runs from the start (a cold start); the rate is deliveries/s from the first
  *   accepted send to the last message the emulator received.
  * - one-user: N notifications to one user with one device each are accepted through the API while
- *   no worker runs (32 clients at once: the sends the API admits together share a deliver job, and
- *   the run prints how many jobs there were); then the worker starts and the drain rate is
- *   notifications/s from its start until every notification is final.
+ *   no worker runs (`--clients` at once, 32 by default: the sends the API admits together share a
+ *   deliver job, and the run prints how many jobs there were; with 1, each send has a job of its own);
+ *   then the worker starts and the drain rate is notifications/s from its start until every
+ *   notification is final.
  * - latency: sends paced at `--rate` per second for `--seconds`, each to its own device; p50/p99/max
  *   from the POST being sent to the emulator receiving the message (also by 10 s of sends), and how
  *   far delivery lagged. `--warmup S` first sends S seconds at the same rate that are not counted
@@ -51,6 +52,8 @@ const { values: args } = parseArgs({
     mode: { type: 'string', default: 'bulk' },
     deliveries: { type: 'string', default: '100000' },
     notifications: { type: 'string', default: '20000' },
+    /** One-user mode: API clients sending at once while the sends are accepted. */
+    clients: { type: 'string', default: '32' },
     concurrency: { type: 'string', default: '4' },
     rate: { type: 'string', default: '20' },
     seconds: { type: 'string', default: '60' },
@@ -332,7 +335,7 @@ async function oneUser(s: Stack): Promise<Measured> {
       await api(s.url, 'POST', '/push/send', { apiKey: s.tenant.apiKey, body: { userId: `one-${u}`, templateId: s.tenant.templateId, variables: { order: `#${u}`, name: 'there' } }, expect: 202 });
     }
   };
-  await Promise.all(Array.from({ length: 32 }, sendLoop));
+  await Promise.all(Array.from({ length: Number(args.clients) }, sendLoop));
   console.log(`accepted ${fmt(n)} sends in ${((Date.now() - acceptStarted) / 1000).toFixed(2)} s (${fmt(n / ((Date.now() - acceptStarted) / 1000))}/s)`);
   await s.db.query('VACUUM ANALYZE');
 
