@@ -17,6 +17,9 @@ const upload = multer({
   },
 }).single(FILE_FIELD);
 
+/** A 400 about the upload's file part, with the part named in `details` as a validation error's field is. */
+const fileError = (message: string) => AppError.badRequest(message, [{ path: FILE_FIELD, message }]);
+
 /** Multer's errors in the contract's terms: an oversized file is 413, everything else malformed is 400. */
 function translate(err: unknown): AppError {
   if (err instanceof AppError) return err;
@@ -42,9 +45,6 @@ export const importUpload: RequestHandler = (req, res, next) => {
   }
   upload(req, res, (err?: unknown) => next(err ? translate(err) : undefined));
 };
-
-/** A 400 about the upload's file part, with the part named in `details` as a validation error's field is. */
-const fileError = (message: string) => AppError.badRequest(message, [{ path: FILE_FIELD, message }]);
 
 /** The uploaded export file, parsed as JSON. */
 export function uploadedJson(req: Request): unknown {
