@@ -8,3 +8,6 @@ export * from './webhooks';
 export * from './push-readiness';
 export * from './chunk';
 export * from './push-data';
+export * from './app-version';
+export * from './device-attributes';
+export * from './audience-filter';
