@@ -18,3 +18,6 @@ export const isUniqueViolation = (err: unknown): boolean => isPrismaError(err, '
 
 /** A foreign-key violation (a referenced row is gone), for Prisma's own queries (P2003) and raw ones (23503). */
 export const isForeignKeyViolation = (err: unknown): boolean => isPrismaError(err, 'P2003') || sqlState(err) === '23503';
+
+/** A CHECK constraint refused a raw statement's row (SQLSTATE 23514); `constraint` names which. */
+export const isCheckViolation = (err: unknown, constraint: string): boolean => err instanceof DatabaseError && err.code === '23514' && err.constraint === constraint;
