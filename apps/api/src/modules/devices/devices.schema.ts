@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deviceAttributesPatch, tagValue } from '@herald/core';
 import { uuid } from '../../http/uuid';
 
 export const PLATFORMS = ['android', 'ios', 'web'] as const;
@@ -21,6 +22,8 @@ export const registerDeviceBody = z.object({
   deviceToken,
   provider: z.enum(PROVIDERS, { error: "provider must be 'fcm'" }),
   platform: z.enum(PLATFORMS, { error: 'platform must be one of android, ios, web' }),
+  // Optional attributes (docs/audiences.md#device-attributes): tags merge into the stored ones.
+  ...deviceAttributesPatch,
 });
 
 export const unregisterDeviceBody = z.object({
@@ -37,6 +40,10 @@ export const deviceResponse = z.object({
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   lastSeenAt: z.iso.datetime(),
+  tags: z.record(z.string(), tagValue),
+  timezone: z.string().nullable(),
+  locale: z.string().nullable(),
+  appVersion: z.string().nullable(),
 });
 
 export const messageResponse = z.object({ message: z.string() });
