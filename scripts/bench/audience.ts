@@ -6,7 +6,7 @@
  * chose (EXPLAIN ANALYZE, BUFFERS) and the time of the statement itself, best and median of --runs.
  * The machine is shared and noisy: read the plans and the relative figures of one run.
  *
- *   pnpm bench:audience [--devices 1000000] [--runs 3] [--page 1000] [--database herald_bench_audience] [--keep] [--reuse] [--plans full|short]
+ *   pnpm bench:audience [--devices 1000000] [--runs 3] [--page 1000] [--database herald_bench_audience] [--keep] [--reuse] [--part counts|pages] [--plans full|short]
  *
  * Uses DATABASE_URL's server: the database is created afresh (migrated like production) and dropped
  * at the end unless --keep; --reuse measures again the database a --keep run left (no seeding). Figures and the choices they led to: docs/decisions/device-attributes-storage.md.
@@ -16,7 +16,7 @@ import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Client, type QueryConfig } from 'pg';
 import { appVersionKey, type AudienceFilter } from '../../packages/core/src';
-import { audienceCountStatement, audiencePageStatement } from '../../packages/db/src/audience-sql';
+import { audienceCountStatement, audiencePageStatement, audienceSelectStatement } from '../../packages/db/src/audience-sql';
 import { dropDatabase } from '../../packages/db/src/migrate';
 import { fmt, freshDatabase } from './lib';
 
@@ -28,6 +28,8 @@ const { values: args } = parseArgs({
     database: { type: 'string', default: 'herald_bench_audience' },
     keep: { type: 'boolean', default: false },
     reuse: { type: 'boolean', default: false },
+    /** `counts`, `pages` or both (default). */
+    part: { type: 'string', default: 'all' },
     plans: { type: 'string', default: 'full' },
   },
 });
@@ -159,8 +161,8 @@ async function measure(client: Client, project: string) {
     ['tags.beta exists (50 %)', c('tags.beta', 'exists')],
     ['tags.score gt 900 (5 %, a range on a tag: no index)', c('tags.score', 'gt', 900)],
   ];
-  console.log('\n== counts: POST /push/audience/count');
-  for (const [label, filter] of counts) {
+  if (args.part !== 'pages') console.log('\n== counts: POST /push/audience/count');
+  for (const [label, filter] of args.part === 'pages' ? [] : counts) {
     const statement = audienceCountStatement(project, filter);
     const { best, median, rows } = await timed(client, statement);
     const r = rows[0] as { devices: number; users: number; android: number; ios: number; web: number };
@@ -168,6 +170,7 @@ async function measure(client: Client, project: string) {
     console.log(await plan(client, statement));
   }
 
+  if (args.part === 'counts') return;
   console.log(`\n== keyset pages of ${fmt(PAGE)}: the fan-out's statement`);
   const columns = ['id', 'userId', 'platform', 'provider', 'deviceToken'] as const;
   for (const [label, filter] of [['all devices', undefined], ['tags.plan eq "pro" (10 %)', c('tags.plan', 'eq', 'pro')]] as const) {
@@ -194,6 +197,30 @@ async function measure(client: Client, project: string) {
     }
     const total = performance.now() - started;
     console.log(`  streamed: ${fmt(rows)} devices in ${fmt(pages)} pages, ${ms(total)} (${ms(total / Math.max(1, pages))} a page on average, slowest ${ms(slowest)})`);
+
+    // The other way: the audience's ids taken once (one pass over the matches), then paged from there.
+    const snapshot = audienceSelectStatement(project, filter, { columns: ['id'] });
+    await client.query('DROP TABLE IF EXISTS bench_snapshot');
+    const snapStarted = performance.now();
+    await client.query({ ...snapshot, text: `CREATE TEMP TABLE bench_snapshot AS ${snapshot.text}` });
+    await client.query('ALTER TABLE bench_snapshot ADD PRIMARY KEY ("id")');
+    await client.query('ANALYZE bench_snapshot');
+    const taken = performance.now() - snapStarted;
+    let last = '00000000-0000-0000-0000-000000000000';
+    let snapPages = 0;
+    const pagedStarted = performance.now();
+    for (;;) {
+      const page = await client.query<{ id: string }>(
+        `SELECT d."id", d."userId", d."platform", d."provider", d."deviceToken" FROM bench_snapshot s JOIN "Device" d ON d."id" = s."id" WHERE s."id" > $1 ORDER BY s."id" LIMIT $2`,
+        [last, PAGE],
+      );
+      if (page.rows.length === 0) break;
+      snapPages++;
+      last = page.rows[page.rows.length - 1].id;
+    }
+    const paged = performance.now() - pagedStarted;
+    console.log(`  snapshot: the ids in one statement ${ms(taken)}, then ${fmt(snapPages)} pages of devices in ${ms(paged)} (${ms(paged / Math.max(1, snapPages))} a page)`);
+    console.log(await plan(client, snapshot));
   }
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { AppError, appVersionKey, type AudienceFilter } from '@herald/core';
-import { audienceCountStatement, audiencePageStatement, toAudienceCount } from './audience-sql';
+import { audienceCountStatement, audiencePageStatement, audienceSelectStatement, toAudienceCount } from './audience-sql';
 
 /**
  * Every operator and combinator of the filter language, compiled and run against a real Postgres
@@ -197,6 +197,16 @@ describe('statements', () => {
     }
     expect(seen.map((r) => r.id)).toEqual([...seen.map((r) => r.id)].sort());
     expect(seen.map((r) => r.deviceToken).sort().join('')).toBe('abdefg');
+  });
+
+  it('a snapshot: every matching device in one statement, to be inserted elsewhere', async () => {
+    const filter = c('tags.plan', 'eq', 'pro');
+    const { rows } = await client.query<{ deviceToken: string }>(audienceSelectStatement(projectId, filter, { columns: ['deviceToken'] }));
+    expect(rows.map((r) => r.deviceToken).sort().join('')).toBe('ach');
+    const snapshot = audienceSelectStatement(projectId, filter, { columns: ['id'] });
+    await client.query('CREATE TEMP TABLE snapshot (id uuid)');
+    await client.query({ ...snapshot, text: `INSERT INTO snapshot ${snapshot.text}` });
+    expect((await client.query('SELECT count(*)::int AS n FROM snapshot')).rows[0].n).toBe(3);
   });
 
   it('a page reads the columns asked for', async () => {

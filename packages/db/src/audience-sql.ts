@@ -199,11 +199,27 @@ export const toAudienceCount = (row: { devices: number; users: number; android: 
   byPlatform: { android: row.android, ios: row.ios, web: row.web },
 });
 
-export interface AudiencePageOptions extends AudienceOptions {
+export interface AudienceSelectOptions extends AudienceOptions {
+  columns?: readonly AudienceColumn[];
+}
+
+const selectList = (columns: readonly AudienceColumn[] = ['id', 'userId', 'platform']) => columns.map((name) => `${AUDIENCE_COLUMNS[name]} AS "${name}"`).join(', ');
+
+/**
+ * Every matching device of a project in one statement, unordered: to take a snapshot of an audience
+ * in one pass (`INSERT INTO … SELECT …`), which reads only the matching devices where an index serves
+ * the filter, where keyset pages over a selective filter read the devices between matches too
+ * (docs/decisions/device-attributes-storage.md).
+ */
+export function audienceSelectStatement(projectId: string, filter: AudienceFilter | undefined, options: AudienceSelectOptions = {}): QueryConfig {
+  const { where, params } = audienceWhere(projectId, filter, options);
+  return { text: `SELECT ${selectList(options.columns)} FROM "Device" d WHERE ${where}`, values: params.values };
+}
+
+export interface AudiencePageOptions extends AudienceSelectOptions {
   /** The last id of the previous page; absent for the first page. */
   after?: string;
   limit: number;
-  columns?: readonly AudienceColumn[];
 }
 
 /**
@@ -213,8 +229,7 @@ export interface AudiencePageOptions extends AudienceOptions {
  */
 export function audiencePageStatement(projectId: string, filter: AudienceFilter | undefined, options: AudiencePageOptions): QueryConfig {
   const { where, params } = audienceWhere(projectId, filter, options);
-  const columns = (options.columns ?? ['id', 'userId', 'platform']).map((name) => `${AUDIENCE_COLUMNS[name]} AS "${name}"`);
   const after = options.after === undefined ? '' : ` AND d."id" > ${params.add(options.after, 'uuid')}`;
   const limit = params.add(options.limit, 'int');
-  return { text: `SELECT ${columns.join(', ')} FROM "Device" d WHERE ${where}${after} ORDER BY d."id" LIMIT ${limit}`, values: params.values };
+  return { text: `SELECT ${selectList(options.columns)} FROM "Device" d WHERE ${where}${after} ORDER BY d."id" LIMIT ${limit}`, values: params.values };
 }
