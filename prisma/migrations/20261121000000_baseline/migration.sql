@@ -1,3 +1,7 @@
+-- Herald's schema as of its first release: the tables, indexes, functions and trigger that the
+-- migrations written during development built step by step (see docs/decisions/baseline-migration.md).
+-- Later changes are new migration directories beside this one.
+
 -- CreateEnum
 CREATE TYPE "Role" AS ENUM ('team_member', 'project_admin');
 
@@ -5,10 +9,12 @@ CREATE TYPE "Role" AS ENUM ('team_member', 'project_admin');
 CREATE TYPE "InviteStatus" AS ENUM ('pending', 'accepted', 'cancelled', 'expired');
 
 -- CreateEnum
-CREATE TYPE "NotificationStatus" AS ENUM ('queued', 'processing', 'completed', 'partially_failed', 'failed');
+-- `scheduled`: waits for its `sendAt`; `canceled`: a scheduled send canceled before it started.
+CREATE TYPE "NotificationStatus" AS ENUM ('queued', 'processing', 'completed', 'partially_failed', 'failed', 'scheduled', 'canceled');
 
 -- CreateEnum
-CREATE TYPE "DeliveryStatus" AS ENUM ('pending', 'sent', 'failed', 'no_devices');
+-- `validated`: a dry run's delivery that FCM validated (nothing reached the device).
+CREATE TYPE "DeliveryStatus" AS ENUM ('pending', 'sent', 'failed', 'no_devices', 'validated');
 
 -- CreateTable
 CREATE TABLE "User" (
@@ -34,6 +40,8 @@ CREATE TABLE "RefreshToken" (
     "usedAt" TIMESTAMPTZ(3),
     "revokedAt" TIMESTAMPTZ(3),
     "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    -- Set when the session (the refresh-token family) ends: its access tokens are refused from then on.
+    "sessionEndedAt" TIMESTAMPTZ(3),
 
     CONSTRAINT "RefreshToken_pkey" PRIMARY KEY ("id")
 );
@@ -113,6 +121,8 @@ CREATE TABLE "PushTemplate" (
     "data" JSONB,
     "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" TIMESTAMPTZ(3) NOT NULL,
+    -- The default options of the template's sends; a send's own options win field by field.
+    "options" JSONB,
 
     CONSTRAINT "PushTemplate_pkey" PRIMARY KEY ("id")
 );
@@ -181,6 +191,18 @@ CREATE TABLE "Notification" (
     "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" TIMESTAMPTZ(3) NOT NULL,
     "completedAt" TIMESTAMPTZ(3),
+    -- Deliveries still pending: the write that resolves the last one also sets the final status.
+    "pendingDeliveries" INTEGER NOT NULL DEFAULT 0,
+    -- How often the sweeper has queued this notification's lost work again; it gives up after a bound.
+    "requeues" INTEGER NOT NULL DEFAULT 0,
+    "options" JSONB,
+    "dataOnly" BOOLEAN NOT NULL DEFAULT false,
+    "dryRun" BOOLEAN NOT NULL DEFAULT false,
+    -- Personalised bulk: each recipient's own variables by user id, merged over `variables`.
+    "recipientVariables" JSONB,
+    "sendAt" TIMESTAMPTZ(3),
+    -- The deliver job that carries it (sends accepted together share one); NULL: its own, `deliver-<id>`.
+    "jobId" TEXT,
 
     CONSTRAINT "Notification_pkey" PRIMARY KEY ("id")
 );
@@ -201,9 +223,17 @@ CREATE TABLE "Delivery" (
     "tokenRemoved" BOOLEAN NOT NULL DEFAULT false,
     "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" TIMESTAMPTZ(3) NOT NULL,
+    -- The job run sending this pending row, until `claimedUntil`: no other job sends it meanwhile.
+    "claimedBy" TEXT,
+    "claimedUntil" TIMESTAMPTZ(3),
 
     CONSTRAINT "Delivery_pkey" PRIMARY KEY ("id")
 );
+
+-- Every delivery's row is written twice: pending, then with its outcome. Filled to 35 %, a page keeps
+-- room for its rows' second versions, so the outcome write stays on the page and changes no index (a
+-- heap-only update); for the same reason no index of Delivery has "status".
+ALTER TABLE "Delivery" SET (fillfactor = 35);
 
 -- CreateIndex
 CREATE UNIQUE INDEX "User_email_key" ON "User"("email");
@@ -268,11 +298,11 @@ CREATE INDEX "Notification_projectId_createdAt_idx" ON "Notification"("projectId
 -- CreateIndex
 CREATE INDEX "Notification_status_enqueuedAt_idx" ON "Notification"("status", "enqueuedAt");
 
--- CreateIndex
-CREATE UNIQUE INDEX "Notification_projectId_idempotencyKey_key" ON "Notification"("projectId", "idempotencyKey");
+-- CreateIndex: the sweeper looks for scheduled notifications whose time has passed without a live job.
+CREATE INDEX "Notification_status_sendAt_idx" ON "Notification"("status", "sendAt");
 
 -- CreateIndex
-CREATE INDEX "Delivery_notificationId_status_idx" ON "Delivery"("notificationId", "status");
+CREATE UNIQUE INDEX "Notification_projectId_idempotencyKey_key" ON "Notification"("projectId", "idempotencyKey");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "Delivery_notificationId_deviceId_key" ON "Delivery"("notificationId", "deviceId");
@@ -316,5 +346,105 @@ ALTER TABLE "Device" ADD CONSTRAINT "Device_projectId_fkey" FOREIGN KEY ("projec
 -- AddForeignKey
 ALTER TABLE "Notification" ADD CONSTRAINT "Notification_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
--- AddForeignKey
-ALTER TABLE "Delivery" ADD CONSTRAINT "Delivery_notificationId_fkey" FOREIGN KEY ("notificationId") REFERENCES "Notification"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+-- Outcome webhooks: endpoints per project, the events emitted, one delivery per (event, endpoint)
+-- and every attempt of it.
+CREATE TYPE "WebhookDeliveryStatus" AS ENUM ('pending', 'succeeded', 'failed');
+
+CREATE TABLE "WebhookEndpoint" (
+    "id" UUID NOT NULL,
+    "projectId" UUID NOT NULL,
+    "url" TEXT NOT NULL,
+    "description" TEXT,
+    "events" TEXT[],
+    "enabled" BOOLEAN NOT NULL DEFAULT true,
+    "secret" TEXT NOT NULL,
+    "keyId" TEXT NOT NULL,
+    "previousSecret" TEXT,
+    "previousKeyId" TEXT,
+    "previousSecretExpiresAt" TIMESTAMPTZ(3),
+    "failingSince" TIMESTAMPTZ(3),
+    "disabledAt" TIMESTAMPTZ(3),
+    "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMPTZ(3) NOT NULL,
+    CONSTRAINT "WebhookEndpoint_pkey" PRIMARY KEY ("id"),
+    CONSTRAINT "WebhookEndpoint_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+CREATE INDEX "WebhookEndpoint_projectId_createdAt_idx" ON "WebhookEndpoint"("projectId", "createdAt");
+
+CREATE TABLE "WebhookEvent" (
+    "id" UUID NOT NULL,
+    "projectId" UUID NOT NULL,
+    "type" TEXT NOT NULL,
+    "body" TEXT NOT NULL,
+    "dedupeKey" TEXT,
+    "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    CONSTRAINT "WebhookEvent_pkey" PRIMARY KEY ("id"),
+    CONSTRAINT "WebhookEvent_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+CREATE UNIQUE INDEX "WebhookEvent_projectId_dedupeKey_key" ON "WebhookEvent"("projectId", "dedupeKey");
+CREATE INDEX "WebhookEvent_projectId_createdAt_idx" ON "WebhookEvent"("projectId", "createdAt");
+
+CREATE TABLE "WebhookDelivery" (
+    "id" UUID NOT NULL,
+    "endpointId" UUID NOT NULL,
+    "eventId" UUID NOT NULL,
+    "status" "WebhookDeliveryStatus" NOT NULL DEFAULT 'pending',
+    "attempts" INTEGER NOT NULL DEFAULT 0,
+    "nextAttemptAt" TIMESTAMPTZ(3),
+    "lastAttemptAt" TIMESTAMPTZ(3),
+    "responseStatus" INTEGER,
+    "durationMs" INTEGER,
+    "error" TEXT,
+    "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMPTZ(3) NOT NULL,
+    CONSTRAINT "WebhookDelivery_pkey" PRIMARY KEY ("id"),
+    CONSTRAINT "WebhookDelivery_endpointId_fkey" FOREIGN KEY ("endpointId") REFERENCES "WebhookEndpoint"("id") ON DELETE CASCADE ON UPDATE CASCADE,
+    CONSTRAINT "WebhookDelivery_eventId_fkey" FOREIGN KEY ("eventId") REFERENCES "WebhookEvent"("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+CREATE UNIQUE INDEX "WebhookDelivery_endpointId_eventId_key" ON "WebhookDelivery"("endpointId", "eventId");
+CREATE INDEX "WebhookDelivery_endpointId_createdAt_idx" ON "WebhookDelivery"("endpointId", "createdAt");
+CREATE INDEX "WebhookDelivery_status_nextAttemptAt_idx" ON "WebhookDelivery"("status", "nextAttemptAt");
+CREATE INDEX "WebhookDelivery_eventId_idx" ON "WebhookDelivery"("eventId");
+
+CREATE TABLE "WebhookAttempt" (
+    "id" UUID NOT NULL,
+    "deliveryId" UUID NOT NULL,
+    "attempt" INTEGER NOT NULL,
+    "succeeded" BOOLEAN NOT NULL,
+    "responseStatus" INTEGER,
+    "durationMs" INTEGER NOT NULL,
+    "error" TEXT,
+    "responseBody" TEXT,
+    "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    CONSTRAINT "WebhookAttempt_pkey" PRIMARY KEY ("id"),
+    CONSTRAINT "WebhookAttempt_deliveryId_fkey" FOREIGN KEY ("deliveryId") REFERENCES "WebhookDelivery"("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+CREATE UNIQUE INDEX "WebhookAttempt_deliveryId_attempt_key" ON "WebhookAttempt"("deliveryId", "attempt");
+
+-- Delivery rows are inserted by the thousand per second and have no foreign key to "Notification" (it
+-- made Postgres look the notification up and lock it once per inserted row). The worker's plan
+-- statement, the only writer of Delivery rows, locks the notifications it plans for, so a notification
+-- deleted meanwhile gets no rows; deleting notifications deletes their deliveries through this trigger,
+-- as ON DELETE CASCADE would.
+CREATE FUNCTION "herald_delete_deliveries"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM "Delivery" WHERE "notificationId" IN (SELECT "id" FROM deleted);
+  RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER "Notification_delete_deliveries" AFTER DELETE ON "Notification"
+  REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION "herald_delete_deliveries"();
+
+-- Delivery ids in time order (UUID version 7, RFC 9562): a 48-bit Unix time in milliseconds, then
+-- random bits, so that a bulk notification's rows go at the end of the primary key's index rather than
+-- into a thousand places of it. (Postgres 18 has uuidv7(); this is the same layout for 15 and later.)
+-- Delivery ids are never shown to clients, so the time they carry tells nobody anything.
+CREATE FUNCTION "herald_uuid_v7"() RETURNS uuid LANGUAGE sql VOLATILE PARALLEL SAFE AS $$
+  SELECT encode(
+    set_bit(set_bit(
+      -- A version 4 UUID whose first 6 bytes become the time; then its version nibble, 0100, becomes 0111.
+      overlay(uuid_send(gen_random_uuid()) PLACING substring(int8send(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint) FROM 3) FROM 1 FOR 6),
+      52, 1), 53, 1),
+    'hex')::uuid
+$$;
