@@ -3,7 +3,23 @@ export * from './secrets';
 export * from './crypto';
 export * from './template';
 export * from './queue';
-export * from './push-options';
+// A push's delivery options are request fields (a send's, a template's defaults), so they are defined
+// with the request schemas the dashboard shares; the worker and the providers read them from here.
+export {
+  androidOptionsSchema,
+  apnsOptionsSchema,
+  MAX_TTL_SECONDS,
+  mergePushOptions,
+  pushOptionsSchema,
+  pushOptionsShape,
+  readPushOptions,
+  WEB_URGENCIES,
+  webpushOptionsSchema,
+  type AndroidOptions,
+  type ApnsOptions,
+  type PushOptions,
+  type WebpushOptions,
+} from '@herald/schemas';
 export * from './webhooks';
 export * from './push-readiness';
 export * from './chunk';
