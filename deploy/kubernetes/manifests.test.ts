@@ -134,6 +134,18 @@ describe('the example overlay', () => {
     expect(secretKeys('herald-worker')).toEqual(expect.arrayContaining(['CREDENTIALS_ENCRYPTION_KEY', 'DATABASE_URL', 'REDIS_URL', 'SMTP_URL']));
   });
 
+  it('the steps before a rollout apply the Job and all it reads: component=config, then component=migrate', () => {
+    const component = (value: string) => rendered.filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === value).map(describeObject);
+    expect(component('migrate')).toEqual(['Job/herald-migrate']);
+    const job = podSpecOf(find('Job', 'herald-migrate')!).spec.containers[0];
+    const read = [
+      ...(job.envFrom ?? []).flatMap((f) => [f.configMapRef && `ConfigMap/${f.configMapRef.name}`, f.secretRef && `Secret/${f.secretRef.name}`]),
+      ...(job.env ?? []).flatMap((e) => [e.valueFrom?.configMapKeyRef && `ConfigMap/${e.valueFrom.configMapKeyRef.name}`, e.valueFrom?.secretKeyRef && `Secret/${e.valueFrom.secretKeyRef.name}`]),
+    ].filter((r): r is string => !!r);
+    expect(read.length).toBeGreaterThan(0);
+    expect(component('config')).toEqual(expect.arrayContaining(read));
+  });
+
   it('the example Secret holds placeholders only, which Herald refuses to start with', () => {
     const secret = dataOf(find('Secret', 'herald-secrets')!);
     for (const value of Object.values(secret)) expect(value).toContain('REPLACE-ME');
