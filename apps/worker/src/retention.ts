@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { FINAL_STATUSES_SQL } from '@herald/core';
 
 /** Notifications looked at per statement, and the delivery rows one statement deletes at most (about). */
 const NOTIFICATIONS_PER_STATEMENT = 1000;
@@ -54,7 +55,7 @@ export class Retention {
          FROM "Project" p CROSS JOIN LATERAL (
            SELECT n."id", n."createdAt", n."devices", n."recipients" FROM "Notification" n
            WHERE n."projectId" = p."id" AND n."createdAt" < $1
-             AND n."status" IN ('completed', 'partially_failed', 'failed', 'canceled')
+             AND n."status" IN (${FINAL_STATUSES_SQL})
            ORDER BY n."createdAt" LIMIT $2
          ) n
          -- Project by project, until there are enough: however many projects there are, the statement

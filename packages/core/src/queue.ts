@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The contract between the API (producer) and the worker (consumer). Jobs carry ids, never rendered
+ * The notifications queue, as the API (producer) and the worker (consumer) both read it. Jobs carry ids, never rendered
  * content: the Postgres rows are the source of truth, so a re-run job sees what was already delivered.
  */
 export const NOTIFICATIONS_QUEUE = 'notifications';

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { PushOptions } from '@herald/core';
+import type { DeliveredStatus, PushOptions } from '@herald/core';
 import { sqlState } from '@herald/db';
 
 /**
@@ -56,7 +56,7 @@ export type Outcome =
   | { kind: 'retry'; deliveryId: string; providerConfigId: string; attempts: number; delayMs: number; error: string }
   | { kind: 'failover'; deliveryId: string; providerConfigId: string; error: string };
 
-export type FinalStatus = 'completed' | 'partially_failed' | 'failed';
+export type FinalStatus = DeliveredStatus;
 
 /** A notification that reached its final status in a statement: reported exactly once. */
 export interface Finished {

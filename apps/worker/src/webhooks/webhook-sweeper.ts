@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
-import { webhookJobFor } from '@herald/core';
+import { FINAL_STATUSES_SQL, webhookJobFor } from '@herald/core';
 import { notificationEvent, sqlPool, type Db, type WebhookEvents } from '@herald/db';
 
 /**
@@ -52,7 +52,7 @@ export class WebhookSweeper {
       name: 'herald_webhookMissed',
       text: `SELECT DISTINCT n."id" FROM "WebhookEndpoint" e
       JOIN "Notification" n ON n."projectId" = e."projectId" AND n."createdAt" > now() - interval '1 day'
-      WHERE e."enabled" AND n."status"::text IN ('completed', 'partially_failed', 'failed', 'canceled')
+      WHERE e."enabled" AND n."status"::text IN (${FINAL_STATUSES_SQL})
         AND n."completedAt" > e."createdAt" AND n."completedAt" < now() - interval '1 minute'
         AND ('notification.' || n."status"::text) = ANY(e."events")
         AND NOT EXISTS (SELECT 1 FROM "WebhookEvent" ev WHERE ev."projectId" = n."projectId" AND ev."dedupeKey" = 'notification:' || n."id"::text)

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pushOptionsShape } from '@herald/core';
+import { NOTIFICATION_STATUSES, pushOptionsShape } from '@herald/core';
 import { uuid } from '../../http/uuid';
 import { paginationQuery } from '../../http/pagination';
 import { customerUserId } from '../devices/devices.schema';
@@ -109,8 +109,6 @@ export const listQuery = z.object({ projectId: uuid('projectId').optional(), ...
 
 export const idempotencyKey = z.string().min(1).max(255, 'Idempotency-Key must be at most 255 characters');
 
-export const STATUSES = ['queued', 'processing', 'completed', 'partially_failed', 'failed', 'scheduled', 'canceled'] as const;
-
 export const acceptedResponse = z.object({
   notificationId: z.uuid(),
   status: z.enum(['queued', 'scheduled']).describe('`scheduled` for a send with `sendAt`'),
@@ -128,7 +126,7 @@ const stats = z.object({
 
 export const notificationSummary = z.object({
   id: z.uuid(),
-  status: z.enum(STATUSES),
+  status: z.enum(NOTIFICATION_STATUSES),
   templateId: z.uuid(),
   createdAt: z.iso.datetime(),
   completedAt: z.iso.datetime().nullable(),
