@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import pino, { type Logger } from 'pino';
 import type { WorkerConfig } from '@herald/config';
-import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE, createTemplateCompiler, retryJob } from '@herald/core';
+import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE, createTemplateCompiler, retryJobFor } from '@herald/core';
 import { closeDb, createDb, loadProviderCredentials, sqlPool, WebhookEvents, type Db } from '@herald/db';
 import { createMailer, type Mailer } from '@herald/mail';
 import { ProviderPool } from '@herald/providers';
@@ -112,7 +112,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     record: (o) => repository.record(o),
     // Delayed work, never a sleep: each notification's rows come back as a retry job when the longest delay has passed.
     enqueueRetries: async (retries) => {
-      await queue.addBulk(retries.map((r) => ({ name: retryJob.name, data: { notificationId: r.notificationId, deliveryIds: r.deliveryIds }, opts: { ...retryJob.options, delay: r.delayMs } })));
+      await queue.addBulk(retries.map((r) => retryJobFor(r.notificationId, r.deliveryIds, r.delayMs)));
     },
     written: (written, finished) => {
       if (!observe) return;

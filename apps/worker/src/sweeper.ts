@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
-import { chunk, deliverJob, deliverJobId, retryJob, sweepJob } from '@herald/core';
+import { chunk, deliverJobFor, deliverJobId, retryJobFor, sweepJob } from '@herald/core';
 import type { DeliveryObserver } from './delivery/delivery.service';
 import type { DeliveryRepository } from './delivery/repository';
 import type { Purged, Retention } from './retention';
@@ -53,7 +53,8 @@ export class Sweeper {
       // Queued again on a job of its own (a finished shared job stays: it is the others' history too).
       const own = jobId ? await this.queue.getJob(deliverJobId(id)) : job;
       if (own) await own.remove();
-      await this.queue.add(deliverJob.name, { notificationId: id }, { ...deliverJob.options, jobId: deliverJobId(id) });
+      const next = deliverJobFor(id);
+      await this.queue.add(next.name, next.data, next.opts);
       requeued.push(id);
     }
     const retries = [];
@@ -62,7 +63,7 @@ export class Sweeper {
         abandoned.push(notificationId);
         continue;
       }
-      for (const deliveryIds of chunk(ids, 500)) retries.push({ name: retryJob.name, data: { notificationId, deliveryIds }, opts: retryJob.options });
+      for (const deliveryIds of chunk(ids, 500)) retries.push(retryJobFor(notificationId, deliveryIds));
       requeued.push(notificationId);
     }
     if (retries.length) await this.queue.addBulk(retries);

@@ -48,6 +48,32 @@ export const deliverJobId = (notificationId: string) => `deliver-${notificationI
 /** A new id for a deliver job shared by several notifications. */
 export const sharedDeliverJobId = () => `deliver-shared-${globalThis.crypto.randomUUID()}`;
 
+/**
+ * The jobs of the notifications queue as `Queue.add` and `addBulk` take them: every place that queues
+ * delivery work builds its jobs here, as webhooks do with `webhookJobFor`.
+ */
+
+/** A notification's own deliver job (adding it twice is a no-op while it exists); `delay` for a scheduled send. */
+export const deliverJobFor = (notificationId: string, delay = 0) => ({
+  name: deliverJob.name,
+  data: { notificationId } satisfies DeliverJobData,
+  opts: { ...deliverJob.options, jobId: deliverJobId(notificationId), ...(delay > 0 ? { delay } : {}) },
+});
+
+/** The deliver job shared by notifications accepted together, under the id their rows name. */
+export const sharedDeliverJobFor = (jobId: string, notificationIds: string[]) => ({
+  name: deliverJob.name,
+  data: { notificationIds } satisfies DeliverJobData,
+  opts: { ...deliverJob.options, jobId },
+});
+
+/** Deliveries of one notification sent again after `delay`. */
+export const retryJobFor = (notificationId: string, deliveryIds: string[], delay = 0) => ({
+  name: retryJob.name,
+  data: { notificationId, deliveryIds } satisfies RetryJobData,
+  opts: { ...retryJob.options, ...(delay > 0 ? { delay } : {}) },
+});
+
 /** The notifications a deliver job carries. */
 export const notificationsOf = (data: DeliverJobData): string[] => ('notificationIds' in data ? data.notificationIds : [data.notificationId]);
 

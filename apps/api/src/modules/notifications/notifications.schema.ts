@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NOTIFICATION_STATUSES, pushOptionsShape } from '@herald/core';
+import { NOTIFICATION_STATUSES, pushOptionsShape, type PushOptions } from '@herald/core';
 import { uuid } from '../../http/uuid';
 import { paginationQuery } from '../../http/pagination';
 import { customerUserId } from '../devices/devices.schema';
@@ -148,3 +148,28 @@ export const notificationResponse = notificationSummary.extend({
     }),
   ),
 });
+
+/** One user of a send; with personalised bulk, with their own variables. */
+export interface Recipient {
+  userId: string;
+  variables?: Record<string, unknown>;
+}
+
+/** A send as the service takes it, from either send route's body. */
+export interface SendInput {
+  recipients: Recipient[];
+  templateId: string;
+  /** Shared by every recipient; a recipient's own variables are merged over them. */
+  variables?: Record<string, unknown>;
+  imageUrl?: string;
+  data?: Record<string, unknown>;
+  /** The send's own options; the template's defaults are merged under them when delivering. */
+  options: PushOptions;
+  dataOnly?: boolean;
+  dryRun?: boolean;
+  /** ISO 8601 with offset: deliver then. */
+  sendAt?: string;
+  bulk: boolean;
+  /** Sent with `recipients` (personalised bulk): missing variables are reported per recipient. */
+  personalised: boolean;
+}
