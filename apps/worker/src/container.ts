@@ -5,6 +5,7 @@ import type { WorkerConfig } from '@herald/config';
 import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE, createTemplateCompiler, retryJobFor } from '@herald/core';
 import { closeDb, createDb, loadProviderCredentials, sqlPool, WebhookEvents, type Db } from '@herald/db';
 import { createMailer, type Mailer } from '@herald/mail';
+import { ProjectReads } from '@herald/project-state';
 import { ProviderPool } from '@herald/providers';
 import { DeliveryService, observers, type DeliveryObserver } from './delivery/delivery.service';
 import { OutcomeWriter } from './delivery/outcome-writer';
@@ -97,10 +98,11 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
   });
   const clients = new ProviderPool({ emulatorHost: config.fcmEmulatorHost, logger: logger.child({ component: 'fcm' }) });
   const compiler = createTemplateCompiler({ cacheSize: 1000 });
+  const reads = new ProjectReads(sqlPool(db));
   const contexts = new ProjectContexts({
     redis: connection,
     prefix: config.queuePrefix,
-    repository,
+    reads,
     loadProviders: (projectId) =>
       loadProviderCredentials(db, config.encryption, projectId, (providerConfigId, err) =>
         logger.error({ providerConfigId, err: { message: err.message } }, 'provider credentials cannot be decrypted; skipping this provider'),
@@ -155,7 +157,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
       const nobody = '00000000-0000-0000-0000-000000000000';
       const [, , , webhooks] = await Promise.all([
         loadProviderCredentials(db, config.encryption, nobody),
-        repository.pushConfigEnabled(nobody),
+        reads.pushConfigEnabled(nobody),
         repository.load([nobody]),
         sqlPool(db).query<{ any: boolean }>('SELECT EXISTS (SELECT 1 FROM "WebhookEndpoint" WHERE "enabled") AS "any"'),
       ]);

@@ -86,10 +86,3 @@ export const sweepJob = {
   schedulerId: 'herald-sweeper',
   options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } },
 } as const;
-
-/**
- * The Redis key holding a project's configuration version. The API replaces it whenever a request
- * changes the project's API keys, templates, push config or providers; the API and the worker cache
- * what they read about a project only for as long as this version is unchanged.
- */
-export const projectVersionKey = (prefix: string, projectId: string) => `${prefix}:project-version:${projectId}`;

@@ -388,16 +388,6 @@ export class DeliveryRepository {
     return rows.map((r) => ({ notificationId: r.id, projectId: r.projectId, status: r.status as FinalStatus }));
   }
 
-  /** A template of the project, or null. */
-  async template(projectId: string, templateId: string): Promise<{ id: string; updatedAt: Date; title: string; body: string; data: unknown; options: unknown } | null> {
-    const { rows } = await this.query<{ id: string; updatedAt: Date; title: string; body: string; data: unknown; options: unknown }>(
-      'herald_template',
-      `SELECT "id", "updatedAt", "title", "body", "data", "options" FROM "PushTemplate" WHERE "id" = $1::uuid AND "projectId" = $2::uuid`,
-      [templateId, projectId],
-    );
-    return rows[0] ?? null;
-  }
-
   /**
    * A scheduled notification whose time has come starts like a queued one; a cancel racing it loses,
    * or wins and this answers false (one conditional update each, so never both).
@@ -409,12 +399,6 @@ export class DeliveryRepository {
       [notificationId],
     );
     return rows.length > 0;
-  }
-
-  /** The project's push config's `enabled`, or null without a push config. */
-  async pushConfigEnabled(projectId: string): Promise<boolean | null> {
-    const { rows } = await this.query<{ enabled: boolean }>('herald_pushConfigEnabled', `SELECT "enabled" FROM "PushConfig" WHERE "projectId" = $1::uuid`, [projectId]);
-    return rows[0]?.enabled ?? null;
   }
 
   /** A named statement: parsed once per connection, not at every call. */

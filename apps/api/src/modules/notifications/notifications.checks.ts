@@ -1,6 +1,6 @@
 import { AppError, mergePushOptions, pushUnavailableReason, readPushOptions, stringifyData, type ErrorDetail, type RenderedTemplate } from '@herald/core';
+import type { TemplateRow } from '@herald/project-state';
 import { fcmPayloadBytes, FCM_MAX_PAYLOAD_BYTES, toFcmMessage } from '@herald/providers';
-import type { CachedTemplate } from '../../project-cache/loaders';
 import type { ProjectSnapshot } from '../../project-cache/project-cache';
 import { renderWithin, TEMPLATE_NOT_FOUND } from '../templates/templates.service';
 import { MAX_SCHEDULE_DAYS, type SendInput } from './notifications.schema';
@@ -25,7 +25,7 @@ export function scheduleTime(sendAt: string | undefined, now = Date.now()): Date
 }
 
 /** A personalised recipient's render within the budget; its 400 names the recipient. */
-function renderFor(template: CachedTemplate, variables: Record<string, unknown>, at: number): RenderedTemplate {
+function renderFor(template: TemplateRow, variables: Record<string, unknown>, at: number): RenderedTemplate {
   try {
     return renderWithin(template, variables).rendered;
   } catch (err) {
@@ -81,7 +81,7 @@ export async function precheck(state: ProjectSnapshot, input: SendInput): Promis
  * FCM refuses a message over 4 KB: better a 400 now, with the size, than a failure per device. The
  * message is built as the worker will build it (every platform block at once, the largest case).
  */
-function checkSize(template: CachedTemplate, input: SendInput, renders: { rendered: RenderedTemplate; at?: number }[]) {
+function checkSize(template: TemplateRow, input: SendInput, renders: { rendered: RenderedTemplate; at?: number }[]) {
   const options = mergePushOptions(readPushOptions(template.options), input.options);
   const data = stringifyData(template.data as Record<string, unknown> | null, input.data);
   const problems: ErrorDetail[] = [];
