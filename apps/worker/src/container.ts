@@ -11,10 +11,12 @@ import { DeliveryService, observers, type DeliveryObserver } from './delivery/de
 import { OutcomeWriter } from './delivery/outcome-writer';
 import { ProjectContexts } from './delivery/project-context';
 import { SendRateLimiter } from './delivery/rate-limiter';
-import { warmUpDelivery, type WarmUpResult } from './delivery/warm-up';
 import { DeliveryRepository } from './delivery/repository';
-import { Retention } from './retention';
-import { Sweeper } from './sweeper';
+import { LostWorkQueries } from './maintenance/lost-work';
+import { Retention } from './maintenance/retention';
+import { Sweeper } from './maintenance/sweeper';
+import { WebhookSweeper } from './maintenance/webhook-sweeper';
+import { warmUpDelivery, type WarmUpResult } from './tuning/warm-up';
 import { OutcomeEvents } from './webhooks/outcome-events';
 import { WebhookDispatcher, type WebhookObserver } from './webhooks/webhook.service';
 
@@ -35,7 +37,8 @@ export interface WorkerContainer {
   outcomeEvents: OutcomeEvents;
   webhooks: WebhookDispatcher;
   mailer: Mailer;
-  sweeper: Sweeper;
+  /** Repeatable jobs: lost delivery work, lost webhook work, retention. */
+  maintenance: { sweeper: Sweeper; webhookSweeper: WebhookSweeper; retention: Retention };
   /**
    * Opens the database connections and prepares the queries that delivering a project's first
    * notification makes, so that it does not pay for them. Delivery runs on node-postgres alone;
@@ -138,7 +141,11 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     claimRenewMs: Math.max(250, Math.floor(config.lockDurationMs / 3)),
     observe,
   });
-  const sweeper = new Sweeper(repository, queue, logger, observe, new Retention(sqlPool(db), config.retentionDays));
+  const maintenance = {
+    sweeper: new Sweeper({ queries: new LostWorkQueries(sqlPool(db)), queue, logger, observe }),
+    webhookSweeper: new WebhookSweeper({ db, queue: webhookQueue, events: webhookEvents, logger }),
+    retention: new Retention({ pool: sqlPool(db), queue, days: config.retentionDays, logger }),
+  };
   return {
     config,
     logger,
@@ -152,7 +159,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     outcomeEvents,
     webhooks,
     mailer,
-    sweeper,
+    maintenance,
     async warmUp() {
       const nobody = '00000000-0000-0000-0000-000000000000';
       const [, , , webhooks] = await Promise.all([

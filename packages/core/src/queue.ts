@@ -78,11 +78,16 @@ export const retryJobFor = (notificationId: string, deliveryIds: string[], delay
 export const notificationsOf = (data: DeliverJobData): string[] => ('notificationIds' in data ? data.notificationIds : [data.notificationId]);
 
 /**
- * The sweeper's repeatable job (BullMQ job scheduler `sweepJob.schedulerId`): whichever worker takes
- * it looks for lost work, so one sweep runs per interval however many workers there are.
+ * The worker's maintenance: repeatable jobs, each run by a BullMQ job scheduler (`schedulerId`), so
+ * that one run happens per interval however many workers there are, on whichever takes the job.
  */
-export const sweepJob = {
-  name: 'sweep',
-  schedulerId: 'herald-sweeper',
-  options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } },
-} as const;
+const maintenanceOptions = { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } as const;
+
+/** Looks for delivery work whose job was lost, and queues it again. */
+export const sweepJob = { name: 'sweep', schedulerId: 'herald-sweeper', options: maintenanceOptions } as const;
+
+/** Deletes what has outlived `RETENTION_DAYS`. */
+export const retentionJob = { name: 'purge', schedulerId: 'herald-retention', options: maintenanceOptions } as const;
+
+/** Looks for webhook work whose job was lost (on the webhooks queue). */
+export const webhookSweepJob = { name: 'sweep', schedulerId: 'herald-webhook-sweeper', options: maintenanceOptions } as const;

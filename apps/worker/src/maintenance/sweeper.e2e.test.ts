@@ -2,7 +2,7 @@ import { deliverJobId, sharedDeliverJobFor } from '@herald/core';
 import { unique } from '../../../../test/harness';
 import { startPipeline, type Pipeline } from '../../../../test/pipeline';
 import { waitUntil } from '../../../../test/services';
-import { MAX_REQUEUES } from '../sweeper';
+import { MAX_REQUEUES } from './sweeper';
 
 /**
  * The sweeper queues lost work again. This pipeline has a database of its own: the sweeper looks at
