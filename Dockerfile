@@ -13,6 +13,7 @@ COPY packages/schemas/package.json packages/schemas/
 COPY packages/db/package.json packages/db/
 COPY packages/mail/package.json packages/mail/
 COPY packages/providers/package.json packages/providers/
+COPY packages/project-state/package.json packages/project-state/
 COPY packages/fcm-emulator/package.json packages/fcm-emulator/
 COPY packages/client/package.json packages/client/
 RUN pnpm install --frozen-lockfile

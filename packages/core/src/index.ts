@@ -24,3 +24,4 @@ export * from './webhooks';
 export * from './push-readiness';
 export * from './chunk';
 export * from './push-data';
+export * from './notification-status';

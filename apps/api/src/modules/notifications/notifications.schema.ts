@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NOTIFICATION_STATUSES, type PushOptions } from '@herald/core';
 import { uuid } from '@herald/schemas';
 import { paginationQuery } from '../../http/pagination';
 
@@ -10,8 +11,6 @@ export const projectQuery = z.object({ projectId: uuid('projectId').optional() }
 export const listQuery = z.object({ projectId: uuid('projectId').optional(), ...paginationQuery });
 
 export const idempotencyKey = z.string().min(1).max(255, 'Idempotency-Key must be at most 255 characters');
-
-export const STATUSES = ['queued', 'processing', 'completed', 'partially_failed', 'failed', 'scheduled', 'canceled'] as const;
 
 export const acceptedResponse = z.object({
   notificationId: z.uuid(),
@@ -30,7 +29,7 @@ const stats = z.object({
 
 export const notificationSummary = z.object({
   id: z.uuid(),
-  status: z.enum(STATUSES),
+  status: z.enum(NOTIFICATION_STATUSES),
   templateId: z.uuid(),
   createdAt: z.iso.datetime(),
   completedAt: z.iso.datetime().nullable(),
@@ -52,3 +51,28 @@ export const notificationResponse = notificationSummary.extend({
     }),
   ),
 });
+
+/** One user of a send; with personalised bulk, with their own variables. */
+export interface Recipient {
+  userId: string;
+  variables?: Record<string, unknown>;
+}
+
+/** A send as the service takes it, from either send route's body. */
+export interface SendInput {
+  recipients: Recipient[];
+  templateId: string;
+  /** Shared by every recipient; a recipient's own variables are merged over them. */
+  variables?: Record<string, unknown>;
+  imageUrl?: string;
+  data?: Record<string, unknown>;
+  /** The send's own options; the template's defaults are merged under them when delivering. */
+  options: PushOptions;
+  dataOnly?: boolean;
+  dryRun?: boolean;
+  /** ISO 8601 with offset: deliver then. */
+  sendAt?: string;
+  bulk: boolean;
+  /** Sent with `recipients` (personalised bulk): missing variables are reported per recipient. */
+  personalised: boolean;
+}

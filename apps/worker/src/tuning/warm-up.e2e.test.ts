@@ -2,7 +2,7 @@ import { unique } from '../../../../test/harness';
 import { startPipeline, type Pipeline } from '../../../../test/pipeline';
 
 /**
- * The worker's warm-up (delivery/warm-up.ts) as its process runs it: a worker that starts with
+ * The worker's warm-up (tuning/warm-up.ts) as its process runs it: a worker that starts with
  * nothing to do warms up (delivery.e2e checks that); one started into a backlog delivers at once and
  * never warms up, its jobs warming it instead.
  */

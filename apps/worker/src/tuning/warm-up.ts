@@ -1,11 +1,12 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Logger } from 'pino';
 import { compileTemplate } from '@herald/core';
 import { FcmProvider, startLoopbackFcm, type TokenResult } from '@herald/providers';
 import type { LoadedProvider } from '@herald/db';
-import { decide, type RetryPolicy } from './decide';
-import { render, toOutcome } from './delivery.service';
-import { toPushMessage } from './message';
-import type { NotificationRow } from './repository';
+import { decide, type RetryPolicy } from '../delivery/decide';
+import { render, toOutcome } from '../delivery/delivery.service';
+import { toPushMessage } from '../delivery/message';
+import type { NotificationRow } from '../delivery/repository';
 
 export interface WarmUpOptions {
   /** Messages to send in all (0: no warm-up). */
@@ -84,4 +85,26 @@ export async function warmUpDelivery(options: WarmUpOptions): Promise<WarmUpResu
     await client.close();
     await fcm.close();
   }
+}
+
+/** What a worker of the notifications queue tells about itself (BullMQ's `Worker` events). */
+interface QueueWorker {
+  once(event: 'active' | 'drained', listener: () => void): unknown;
+}
+
+/**
+ * Warms a fresh worker up the first time it finds its queue empty (BullMQ's `drained`): its first
+ * deliveries would otherwise cost it several times the CPU of later ones. One started into a backlog
+ * does not (its first jobs warm it), nor does one that has delivered already.
+ */
+export function warmUpWhenIdle(worker: QueueWorker, warmUp: () => Promise<WarmUpResult>, logger: Logger): void {
+  let delivered = false;
+  worker.once('active', () => (delivered = true));
+  worker.once('drained', () => {
+    if (delivered) return;
+    const started = Date.now();
+    warmUp()
+      .then(({ sent, interrupted }) => logger.info({ messages: sent, ms: Date.now() - started, interrupted }, 'delivery warmed up'))
+      .catch((err: unknown) => logger.warn({ err: { message: (err as Error).message } }, 'delivery warm-up failed; the worker delivers all the same'));
+  });
 }

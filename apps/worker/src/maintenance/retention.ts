@@ -1,4 +1,8 @@
+import type { Queue } from 'bullmq';
 import type { Pool } from 'pg';
+import type { Logger } from 'pino';
+import { FINAL_STATUSES_SQL, retentionJob } from '@herald/core';
+import { scheduleEvery, unschedule } from './jobs';
 
 /** Notifications looked at per statement, and the delivery rows one statement deletes at most (about). */
 const NOTIFICATIONS_PER_STATEMENT = 1000;
@@ -10,24 +14,43 @@ export interface Purged {
   webhookEvents: number;
 }
 
+export interface RetentionOptions {
+  pool: Pool;
+  /** The notifications queue, where the purge runs. */
+  queue: Queue;
+  /** `RETENTION_DAYS`; 0 keeps everything. */
+  days: number;
+  logger: Logger;
+  now?: () => number;
+}
+
 /**
  * Deletes what is older than `RETENTION_DAYS`: final notifications (completed, partially failed,
  * failed, canceled) with their delivery rows (a trigger takes them along), and webhook events with
  * their delivery attempts, unless an attempt is still pending. A notification still queued,
  * scheduled or being delivered is kept however old it is.
  *
- * It runs after each sweep, a statement at a time: each statement deletes at most about
- * `DELIVERIES_PER_STATEMENT` delivery rows, so it holds its locks briefly, and the purge stops once
- * `budgetMs` has passed and carries on at the next sweep. Rows are found by project through the
+ * It runs as a BullMQ job scheduler (`retentionJob`), once per sweep interval, a statement at a
+ * time: each statement deletes at most about `DELIVERIES_PER_STATEMENT` delivery rows, so it holds
+ * its locks briefly, and the purge stops once `budgetMs` has passed and carries on at the next run. Rows are found by project through the
  * `(projectId, createdAt)` indexes that listing already uses, so keeping history costs no index of
  * its own.
  */
 export class Retention {
-  constructor(
-    private readonly pool: Pool,
-    private readonly days: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly pool: Pool;
+  private readonly days: number;
+  private readonly now: () => number;
+
+  constructor(private readonly options: RetentionOptions) {
+    this.pool = options.pool;
+    this.days = options.days;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Purges every `intervalMs` (the first one interval from now) while a retention is set; every worker may call it. */
+  schedule(intervalMs: number): Promise<void> {
+    return this.days > 0 ? scheduleEvery(this.options.queue, retentionJob, intervalMs) : unschedule(this.options.queue, retentionJob);
+  }
 
   async purge(budgetMs = 5000): Promise<Purged> {
     const purged: Purged = { notifications: 0, webhookEvents: 0 };
@@ -42,6 +65,7 @@ export class Retention {
     };
     purged.notifications = await drain(() => this.notifications(cutoff));
     purged.webhookEvents = await drain(() => this.webhookEvents(cutoff));
+    if (purged.notifications || purged.webhookEvents) this.options.logger.info(purged, 'retention: deleted notifications and webhook events older than RETENTION_DAYS');
     return purged;
   }
 
@@ -54,7 +78,7 @@ export class Retention {
          FROM "Project" p CROSS JOIN LATERAL (
            SELECT n."id", n."createdAt", n."devices", n."recipients" FROM "Notification" n
            WHERE n."projectId" = p."id" AND n."createdAt" < $1
-             AND n."status" IN ('completed', 'partially_failed', 'failed', 'canceled')
+             AND n."status" IN (${FINAL_STATUSES_SQL})
            ORDER BY n."createdAt" LIMIT $2
          ) n
          -- Project by project, until there are enough: however many projects there are, the statement

@@ -1,8 +1,8 @@
-import { unique } from '../../../test/harness';
-import { startPipeline, type Pipeline } from '../../../test/pipeline';
+import { unique } from '../../../../test/harness';
+import { startPipeline, type Pipeline } from '../../../../test/pipeline';
 
 /**
- * RETENTION_DAYS: each sweep of a worker deletes final notifications (with their deliveries) and
+ * RETENTION_DAYS: a worker's retention job deletes final notifications (with their deliveries) and
  * webhook events (with their attempts) older than that, and nothing else. A database of its own:
  * the purge looks at every project.
  */

@@ -7,7 +7,7 @@ import {
   TemplateSyntaxError,
   templateVariables,
   validateTemplate,
-} from './template';
+} from './index';
 
 const render = (title: string, vars: Record<string, unknown> = {}, body = '') => compileTemplate({ title, body }).render(vars);
 const syntaxError = (title: string, body = '') => {

@@ -1,8 +1,8 @@
-import { deliverJob, deliverJobId } from '@herald/core';
+import { deliverJobId, sharedDeliverJobFor } from '@herald/core';
 import { unique } from '../../../../test/harness';
 import { startPipeline, type Pipeline } from '../../../../test/pipeline';
 import { waitUntil } from '../../../../test/services';
-import { MAX_REQUEUES } from '../sweeper';
+import { MAX_REQUEUES } from './sweeper';
 
 /**
  * The sweeper queues lost work again. This pipeline has a database of its own: the sweeper looks at
@@ -43,7 +43,8 @@ describe('lost work', () => {
     // Its shared job waits (as in a backlog: delayed here, so that it stays put).
     const waitingJob = `deliver-shared-${unique('waiting')}`;
     const waiting = await row(users[2], waitingJob);
-    await p.h.container.queue.add(deliverJob.name, { notificationIds: [waiting.id] }, { ...deliverJob.options, jobId: waitingJob, delay: 3600_000 });
+    const shared = sharedDeliverJobFor(waitingJob, [waiting.id]);
+    await p.h.container.queue.add(shared.name, shared.data, { ...shared.opts, delay: 3600_000 });
 
     for (const n of lost) {
       expect((await p.waitForNotification(t.apiKey.key, n.id)).status).toBe('completed');
