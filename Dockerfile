@@ -9,9 +9,11 @@ COPY apps/worker/package.json apps/worker/
 COPY apps/dashboard/package.json apps/dashboard/
 COPY packages/config/package.json packages/config/
 COPY packages/core/package.json packages/core/
+COPY packages/schemas/package.json packages/schemas/
 COPY packages/db/package.json packages/db/
 COPY packages/mail/package.json packages/mail/
 COPY packages/providers/package.json packages/providers/
+COPY packages/project-state/package.json packages/project-state/
 COPY packages/fcm-emulator/package.json packages/fcm-emulator/
 COPY packages/client/package.json packages/client/
 RUN pnpm install --frozen-lockfile

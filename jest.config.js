@@ -2,7 +2,7 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/test'],
+  roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/test', '<rootDir>/deploy'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
   moduleNameMapper: { '^@herald/([a-z-]+)$': '<rootDir>/packages/$1/src' },

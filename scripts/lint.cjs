@@ -9,7 +9,7 @@ const madge = require('madge');
 const root = path.join(__dirname, '..');
 
 async function main() {
-  const graph = await madge(['apps', 'packages', 'scripts', 'test'], {
+  const graph = await madge(['apps', 'packages', 'scripts', 'test', 'deploy'], {
     baseDir: root,
     fileExtensions: ['ts', 'tsx', 'cjs', 'js'],
     excludeRegExp: [/node_modules/, /[\\/]dist[\\/]/, /[\\/]generated[\\/]prisma[\\/]/, /\.d\.ts$/],

@@ -12,8 +12,8 @@ import { serviceAccount, type ServiceAccount } from './pipeline';
  * Bad input never reaches a 500 (docs/api.md#status-codes). Every route that `apiRoutes()` mounts — so a new
  * route is fuzzed without anyone touching this file — gets random and mutated bodies, queries, path
  * parameters and headers, as a signed-in owner of a real project, as that project's API key, and
- * unauthenticated. Every answer must be below 500, and every 4xx must carry exactly the contract's
- * error body. Then: no free-text field stores 100 KB.
+ * unauthenticated. Every answer must be below 500, and every 4xx must carry exactly the error
+ * body of docs/api.md#errors. Then: no free-text field stores 100 KB.
  *
  * The runs are bounded (RUNS random requests per route plus a fixed corpus of nasty inputs); a
  * failing property prints fast-check's seed, so `FUZZ_SEED=<seed> npx jest test/fuzz.test.ts`
@@ -237,7 +237,7 @@ async function send(w: World, r: FuzzRequest) {
   return { status: res.status, text, contentType: res.headers.get('content-type') ?? '' };
 }
 
-/** The contract's verdict on one answer, or undefined when it is fine. */
+/** What is wrong with one answer by docs/api.md#errors, or undefined when it is fine. */
 function violation(res: { status: number; text: string; contentType: string }): string | undefined {
   if (res.status >= 500) return `answered ${res.status}: ${res.text.slice(0, 300)}`;
   if (res.status < 400) return undefined;
@@ -661,7 +661,7 @@ async function fuzzRoutes(select: () => RouteDefinition[]) {
   return { failures, count: selected.length };
 }
 
-describe('no bad input reaches a 500, and every 4xx has the contract body', () => {
+describe('no bad input reaches a 500, and every 4xx has the documented error body', () => {
   // The JWT routes (most of the API) in parts, each with the test timeout to itself, so that a loaded
   // machine or a new module's routes do not run one case out of time.
   const JWT_PARTS = 3;

@@ -33,7 +33,7 @@ afterAll(async () => {
   await Promise.allSettled([pg?.close(), redis?.close()]);
 });
 
-/** Times a request; the contract allows a dependency outage at most 5 s to answer. */
+/** Times a request; docs/api.md#status-codes allows a dependency outage at most 5 s to answer. */
 async function timed<T>(request: () => Promise<ApiResponse<T>>) {
   const started = Date.now();
   const res = await request();

@@ -24,6 +24,12 @@ process.once('exit', () => {
   }
 });
 
+/** Runs `cleanup` (synchronous: kill a server) when the test process exits; returns what forgets it again. */
+export function atExit(cleanup: () => void): () => void {
+  cleanups.add(cleanup);
+  return () => void cleanups.delete(cleanup);
+}
+
 /** A free TCP port on 127.0.0.1 (asked from the kernel, then released). */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -51,7 +57,8 @@ export async function waitUntil(check: () => Promise<boolean> | boolean, timeout
   }
 }
 
-const exited = (child: ChildProcess) =>
+/** Resolves once `child` has exited (at once if it has). */
+export const exited = (child: ChildProcess) =>
   child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => child.once('exit', () => r()));
 
 // ---------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import { waitUntil } from './services';
  * The built API starts while Redis or Postgres is unreachable: it listens, answers /health, says in
  * /ready which dependency is down, and answers 503 to a request that needs it. It waits for Redis at
  * most a second before listening (its connection has no offline queue, so a normal start gives it a
- * moment): a client that starts it against a dead Redis is answered well within the contract's 5 s.
+ * moment): a client that starts it against a dead Redis is answered well within the 5 s of docs/api.md#status-codes.
  */
 jest.setTimeout(60_000);
 

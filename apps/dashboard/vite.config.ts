@@ -9,7 +9,10 @@ const apiPaths = ['/auth', '/projects', '/push', '/push-templates', '/push-confi
 export default defineConfig({
   plugins: [react()],
   resolve: {
-    alias: { '@herald/client': fileURLToPath(new URL('../../packages/client/src/index.ts', import.meta.url)) },
+    alias: {
+      '@herald/client': fileURLToPath(new URL('../../packages/client/src/index.ts', import.meta.url)),
+      '@herald/schemas': fileURLToPath(new URL('../../packages/schemas/src/index.ts', import.meta.url)),
+    },
   },
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 1000 },
   server: { port: 5173, proxy: Object.fromEntries(apiPaths.map((p) => [p, 'http://localhost:3000'])) },

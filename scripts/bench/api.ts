@@ -7,8 +7,8 @@
  *
  * A shared 2-core VM drifts by tens of percent from minute to minute, so the routes are measured in
  * interleaved rounds (bare, send, register, bare, …) and each figure is the median of its rounds.
- * Then POST /push/send is paced at 20, 30 and 40 % of the bare route's median rate (40 % is the
- * issue's target rate), in rounds as well, to read its latency there: at full load, latency only
+ * Then POST /push/send is paced at 20, 30 and 40 % of the bare route's median rate, in rounds as
+ * well, to read its latency there: at full load, latency only
  * measures the queue in front of a saturated process (50 connections ÷ requests/s). Each line shows
  * where the CPU went, including the time the hypervisor took from this VM.
  *

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Client, type QueryConfig } from 'pg';
-import { appVersionKey, type AudienceFilter } from '../../packages/core/src';
+import { appVersionKey, type AudienceFilter } from '../../packages/schemas/src';
 import { audienceCountStatement, audiencePageStatement, audienceSelectStatement } from '../../packages/db/src/audience-sql';
 import { dropDatabase } from '../../packages/db/src/migrate';
 import { fmt, freshDatabase } from './lib';

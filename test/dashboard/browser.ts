@@ -39,14 +39,19 @@ export async function newPage(browser: Browser): Promise<{ context: BrowserConte
   return { context, page };
 }
 
-/** Full-page screenshots at 1280 px and 390 px wide, into artifacts/screenshots/. */
-export async function shoot(page: Page, name: string) {
+/**
+ * Full-page screenshots at 1280 px and 390 px wide, into artifacts/screenshots/. Returns how wide the
+ * page is at 390 px: wider means a phone has to scroll the whole page sideways.
+ */
+export async function shoot(page: Page, name: string): Promise<{ phoneWidth: number }> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-1280.png`), fullPage: true });
   await page.setViewportSize(PHONE);
   await page.waitForTimeout(100);
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-390.png`), fullPage: true });
+  const phoneWidth = (await page.evaluate('document.documentElement.scrollWidth')) as number;
   await page.setViewportSize(DESKTOP);
+  return { phoneWidth };
 }
 
 export interface AxeViolation {

@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import { httpRequest, PASSWORD, unique, uniqueEmail } from '../harness';
 import { serviceAccount, startPipeline, type Pipeline } from '../pipeline';
 import { DASHBOARD_DIR } from '../../apps/api/src/dashboard/serve';
-import { CHROMIUM, launch, newPage, SCREENSHOTS, seriousViolations, shoot, type DashboardPage } from './browser';
+import { CHROMIUM, launch, newPage, PHONE, SCREENSHOTS, seriousViolations, shoot, type DashboardPage } from './browser';
 
 /**
  * The built dashboard in a real Chromium, against the real API (which serves it), worker, Postgres,
@@ -35,12 +35,13 @@ afterAll(async () => {
   await p?.close();
 });
 
-/** Checks the page with axe-core, then screenshots it. */
+/** Checks the page with axe-core, then screenshots it; at 390 px it must fit the phone's width. */
 async function check(page: DashboardPage, name: string) {
   expect(page.problems).toEqual([]);
   await page.waitForLoadState('networkidle');
   expect({ page: name, violations: await seriousViolations(page) }).toEqual({ page: name, violations: [] });
-  await shoot(page, name);
+  const { phoneWidth } = await shoot(page, name);
+  expect({ page: name, phoneWidth }).toEqual({ page: name, phoneWidth: PHONE.width });
 }
 
 async function streamText(stream: Readable) {
@@ -232,6 +233,17 @@ describe('dashboard in a real browser', () => {
     await page.getByRole('link', { name: 'Team' }).click();
     const invitee = uniqueEmail('teammate');
     await page.getByRole('button', { name: 'Invite someone' }).first().click();
+    // The form checks its request with the API's own schema: the API's message, and nothing sent.
+    const invitesSent: string[] = [];
+    page.on('request', (r) => void (r.method() === 'POST' && r.url().endsWith('/projects/invite') && invitesSent.push(r.url())));
+    await page.getByLabel('Email').fill('grace at example');
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    const answered = await p.h.post('/projects/invite', { token: (await p.h.signin(admin.email, admin.password)).accessToken, body: { email: 'grace at example', projectId } });
+    expect(answered.status).toBe(400);
+    await page.getByText(answered.body.details[0].message, { exact: true }).waitFor();
+    expect(await page.getByLabel('Email').getAttribute('aria-invalid')).toBe('true');
+    await check(page, '15-invite-invalid');
+    expect(invitesSent).toEqual([]);
     await page.getByLabel('Email').fill(invitee);
     await page.getByRole('button', { name: 'Send invitation' }).click();
     await page.getByRole('row', { name: new RegExp(invitee) }).getByText('pending').waitFor();
@@ -245,7 +257,7 @@ describe('dashboard in a real browser', () => {
     await page.getByRole('button', { name: `Cancel invitation to ${other}` }).click();
     await page.getByRole('button', { name: 'Cancel invitation' }).click();
     await page.getByRole('row', { name: new RegExp(other) }).getByText('cancelled').waitFor();
-    await check(page, '15-team');
+    await check(page, '16-team');
     await context.close();
 
     const mail = await p.h.smtp.waitFor(invitee, /invit/i);
@@ -256,7 +268,7 @@ describe('dashboard in a real browser', () => {
     await guest.getByLabel('First name').fill('Linus');
     await guest.getByLabel('Last name').fill('Member');
     await guest.getByLabel('Choose a password').fill(PASSWORD);
-    await check(guest, '16-accept-invite');
+    await check(guest, '17-accept-invite');
     await guest.getByRole('button', { name: 'Create account and join' }).click();
     await guest.waitForURL(`${p.h.url}/p/${projectId}`);
     await guest.getByText('Sent, 24 h').waitFor();
@@ -266,13 +278,13 @@ describe('dashboard in a real browser', () => {
     await guest.getByText('Only project admins can invite or remove people.').waitFor();
     expect(await guest.getByRole('button', { name: 'Invite someone' }).count()).toBe(0);
     expect(await guest.getByRole('button', { name: /^Remove/ }).count()).toBe(0);
-    await check(guest, '17-team-as-member');
+    await check(guest, '18-team-as-member');
     await guest.getByRole('link', { name: 'Push providers' }).click();
     await guest.getByText('Only project admins can change push settings and providers.').waitFor();
     expect(await guest.getByRole('button', { name: 'Add FCM provider' }).count()).toBe(0);
     expect(await guest.getByRole('button', { name: /^Test/ }).count()).toBe(0);
     expect(await guest.getByRole('switch').first().isDisabled()).toBe(true);
-    await check(guest, '18-providers-as-member');
+    await check(guest, '19-providers-as-member');
     await guest.getByRole('link', { name: 'API keys' }).click();
     await guest.getByText('Only project admins can see and manage API keys.').waitFor();
     expect(await guest.getByRole('button', { name: 'Create API key' }).count()).toBe(0);
@@ -280,7 +292,7 @@ describe('dashboard in a real browser', () => {
     await guest.getByRole('link', { name: projectName }).waitFor();
     expect(await guest.getByRole('button', { name: /^Delete/ }).count()).toBe(0);
     expect(await guest.getByRole('button', { name: 'New project' }).count()).toBe(0);
-    await check(guest, '19-projects-as-member');
+    await check(guest, '20-projects-as-member');
 
     // A team member may still work with templates.
     await guest.goto(`${p.h.url}/p/${projectId}/templates`);
@@ -296,13 +308,13 @@ describe('dashboard in a real browser', () => {
     await page.getByLabel('Email').fill(user.email);
     await page.getByRole('button', { name: 'Send reset link' }).click();
     await page.getByText('a reset link is on its way').waitFor();
-    await check(page, '20-forgot-password');
+    await check(page, '21-forgot-password');
 
     const mail = await p.h.smtp.waitFor(user.email, /reset/i);
     await page.goto(link(mail.text, '/reset-password'));
     await page.getByLabel('New password', { exact: true }).fill('a brand new password');
     await page.getByLabel('Repeat the new password').fill('a brand new password');
-    await check(page, '21-reset-password');
+    await check(page, '22-reset-password');
     await page.getByRole('button', { name: 'Set new password' }).click();
     await page.getByText('Your password has been changed').waitFor();
     await page.getByLabel('Email').fill(user.email);
@@ -317,7 +329,7 @@ describe('dashboard in a real browser', () => {
     await page.getByLabel('New password', { exact: true }).fill('the third password');
     await page.getByRole('button', { name: 'Change password' }).click();
     await page.getByText('Your password has been changed.').waitFor();
-    await check(page, '22-account');
+    await check(page, '23-account');
     await page.evaluate(`(() => {
       const s = JSON.parse(localStorage.getItem('herald.session'));
       localStorage.setItem('herald.session', JSON.stringify({ ...s, expiresAt: Date.now() - 1000 }));

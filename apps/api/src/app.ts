@@ -56,7 +56,7 @@ export function createApiServer(c: ApiContainer): Server {
 
 /**
  * Requests Node rejects before Express sees them (headers over 16 KB → 431, malformed request lines
- * → 400) still leave with the contract's error body.
+ * → 400) still leave with the error body of docs/api.md#errors.
  */
 export function answerClientErrors(server: Server) {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {

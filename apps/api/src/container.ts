@@ -3,13 +3,13 @@ import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { ApiConfig } from '@herald/config';
 import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE } from '@herald/core';
-import { closeDb, createDb, WebhookEvents, type Db } from '@herald/db';
+import { closeDb, createDb, sqlPool, WebhookEvents, type Db } from '@herald/db';
 import { ProjectGate } from './http/access';
 import { Authenticator } from './http/caller';
 import { createLimiterFactory, type LimiterFactory } from './http/rate-limit';
 import { createLogger } from './logger';
 import { createMailer, type Mailer } from '@herald/mail';
-import { postgresLoaders } from './project-cache/loaders';
+import { ProjectReads } from '@herald/project-state';
 import { ProjectCache } from './project-cache/project-cache';
 import { createRedis } from './redis';
 
@@ -54,7 +54,7 @@ export function createContainer(config: ApiConfig, overrides: ContainerOverrides
   const webhookQueue = new Queue(WEBHOOKS_QUEUE, { connection: queueConnection, prefix: config.queuePrefix });
   webhookQueue.on('error', () => undefined); // reported through `queue` above
   const mailer = overrides.mailer ?? createMailer({ ...config.mail, logger });
-  const projectCache = new ProjectCache(redis, config.queuePrefix, logger, postgresLoaders(db));
+  const projectCache = new ProjectCache(redis, config.queuePrefix, logger, new ProjectReads(sqlPool(db)));
   return {
     config,
     logger,

@@ -17,7 +17,7 @@ async function main() {
   }
   // Rate limiters and queues need Redis, whose connection has no offline queue: give it a moment to
   // connect, so that the first requests of a normal start find it ready. If it is down, start anyway
-  // (requests needing it answer 503 until it returns), soon enough to answer within the contract's 5 s.
+  // (requests needing it answer 503 until it returns), soon enough to answer within 5 s (docs/api.md#status-codes).
   if (!(await waitForRedis(c.redis, 1000))) c.logger.error('Redis is not reachable yet; requests needing it answer 503');
 
   const server = createApiServer(c).listen(config.port, () => c.logger.info({ port: (server.address() as AddressInfo).port }, 'Herald API listening'));

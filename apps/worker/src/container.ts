@@ -2,18 +2,21 @@ import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import pino, { type Logger } from 'pino';
 import type { WorkerConfig } from '@herald/config';
-import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE, createTemplateCompiler, retryJob } from '@herald/core';
+import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE, createTemplateCompiler, retryJobFor } from '@herald/core';
 import { closeDb, createDb, loadProviderCredentials, sqlPool, WebhookEvents, type Db } from '@herald/db';
 import { createMailer, type Mailer } from '@herald/mail';
+import { ProjectReads } from '@herald/project-state';
 import { ProviderPool } from '@herald/providers';
 import { DeliveryService, observers, type DeliveryObserver } from './delivery/delivery.service';
 import { OutcomeWriter } from './delivery/outcome-writer';
 import { ProjectContexts } from './delivery/project-context';
 import { SendRateLimiter } from './delivery/rate-limiter';
-import { warmUpDelivery, type WarmUpResult } from './delivery/warm-up';
 import { DeliveryRepository } from './delivery/repository';
-import { Retention } from './retention';
-import { Sweeper } from './sweeper';
+import { LostWorkQueries } from './maintenance/lost-work';
+import { Retention } from './maintenance/retention';
+import { Sweeper } from './maintenance/sweeper';
+import { WebhookSweeper } from './maintenance/webhook-sweeper';
+import { warmUpDelivery, type WarmUpResult } from './tuning/warm-up';
 import { OutcomeEvents } from './webhooks/outcome-events';
 import { WebhookDispatcher, type WebhookObserver } from './webhooks/webhook.service';
 
@@ -34,7 +37,8 @@ export interface WorkerContainer {
   outcomeEvents: OutcomeEvents;
   webhooks: WebhookDispatcher;
   mailer: Mailer;
-  sweeper: Sweeper;
+  /** Repeatable jobs: lost delivery work, lost webhook work, retention. */
+  maintenance: { sweeper: Sweeper; webhookSweeper: WebhookSweeper; retention: Retention };
   /**
    * Opens the database connections and prepares the queries that delivering a project's first
    * notification makes, so that it does not pay for them. Delivery runs on node-postgres alone;
@@ -97,10 +101,11 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
   });
   const clients = new ProviderPool({ emulatorHost: config.fcmEmulatorHost, logger: logger.child({ component: 'fcm' }) });
   const compiler = createTemplateCompiler({ cacheSize: 1000 });
+  const reads = new ProjectReads(sqlPool(db));
   const contexts = new ProjectContexts({
     redis: connection,
     prefix: config.queuePrefix,
-    repository,
+    reads,
     loadProviders: (projectId) =>
       loadProviderCredentials(db, config.encryption, projectId, (providerConfigId, err) =>
         logger.error({ providerConfigId, err: { message: err.message } }, 'provider credentials cannot be decrypted; skipping this provider'),
@@ -112,7 +117,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     record: (o) => repository.record(o),
     // Delayed work, never a sleep: each notification's rows come back as a retry job when the longest delay has passed.
     enqueueRetries: async (retries) => {
-      await queue.addBulk(retries.map((r) => ({ name: retryJob.name, data: { notificationId: r.notificationId, deliveryIds: r.deliveryIds }, opts: { ...retryJob.options, delay: r.delayMs } })));
+      await queue.addBulk(retries.map((r) => retryJobFor(r.notificationId, r.deliveryIds, r.delayMs)));
     },
     written: (written, finished) => {
       if (!observe) return;
@@ -136,7 +141,11 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     claimRenewMs: Math.max(250, Math.floor(config.lockDurationMs / 3)),
     observe,
   });
-  const sweeper = new Sweeper(repository, queue, logger, observe, new Retention(sqlPool(db), config.retentionDays));
+  const maintenance = {
+    sweeper: new Sweeper({ queries: new LostWorkQueries(sqlPool(db)), queue, logger, observe }),
+    webhookSweeper: new WebhookSweeper({ db, queue: webhookQueue, events: webhookEvents, logger }),
+    retention: new Retention({ pool: sqlPool(db), queue, days: config.retentionDays, logger }),
+  };
   return {
     config,
     logger,
@@ -150,12 +159,12 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     outcomeEvents,
     webhooks,
     mailer,
-    sweeper,
+    maintenance,
     async warmUp() {
       const nobody = '00000000-0000-0000-0000-000000000000';
       const [, , , webhooks] = await Promise.all([
         loadProviderCredentials(db, config.encryption, nobody),
-        repository.pushConfigEnabled(nobody),
+        reads.pushConfigEnabled(nobody),
         repository.load([nobody]),
         sqlPool(db).query<{ any: boolean }>('SELECT EXISTS (SELECT 1 FROM "WebhookEndpoint" WHERE "enabled") AS "any"'),
       ]);

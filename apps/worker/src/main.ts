@@ -1,17 +1,15 @@
 import { Worker } from 'bullmq';
 import { loadWorkerConfig, loadOrExit } from '@herald/config';
 import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE } from '@herald/core';
-import { leanAsyncResourceBind } from '@herald/providers';
 import { createWorkerContainer, type WorkerContainer } from './container';
 import { createWorkerMetrics } from './metrics';
 import { notificationsProcessor } from './processors/notifications.processor';
-import { WebhookSweeper } from './webhooks/webhook-sweeper';
-import { webhooksProcessor } from './webhooks/webhooks.processor';
+import { webhooksProcessor } from './processors/webhooks.processor';
+import { installLeanAsyncResourceBind } from './tuning/async-resource-bind';
+import { warmUpWhenIdle } from './tuning/warm-up';
 
 async function main() {
-  // Every FCM request goes through node:http2, whose AsyncResource#bind cost up to a fifth of the
-  // worker's CPU per delivery for a deprecated property (Node 20; less on 22): see async-resource-bind.ts.
-  leanAsyncResourceBind();
+  installLeanAsyncResourceBind();
   const config = loadOrExit(loadWorkerConfig);
   // The metrics observe the container's services and read its queues: made first, given the queues after.
   const queues: Partial<Pick<WorkerContainer, 'queue' | 'webhookQueue'>> = {};
@@ -24,7 +22,7 @@ async function main() {
   for (const warning of config.warnings) c.logger.warn(warning);
   if (config.fcmEmulatorHost) c.logger.warn({ host: config.fcmEmulatorHost }, 'FCM_EMULATOR_HOST is set: sending to the FCM emulator, not to Google');
 
-  const worker = new Worker(NOTIFICATIONS_QUEUE, notificationsProcessor(c.delivery, c.sweeper), {
+  const worker = new Worker(NOTIFICATIONS_QUEUE, notificationsProcessor(c.delivery, c.maintenance), {
     connection: c.connection.duplicate(),
     prefix: config.queuePrefix,
     concurrency: config.concurrency,
@@ -35,20 +33,9 @@ async function main() {
   worker.on('failed', (job, err) => c.logger.warn({ jobId: job?.id, notificationId: job?.data?.notificationId, notifications: job?.data?.notificationIds?.length, err: { message: err.message } }, 'job failed'));
   worker.on('stalled', (jobId) => c.logger.warn({ jobId }, 'job stalled (its worker died or was blocked); it runs again'));
   worker.on('error', (err) => c.logger.warn({ err: { message: err.message } }, 'worker error'));
-  // A fresh worker that finds nothing to deliver warms its delivery code up (see delivery/warm-up.ts):
-  // its first deliveries would otherwise cost it several times the CPU of later ones. One started into
-  // a backlog does not (its first jobs warm it), nor does one that has delivered already.
-  let delivered = false;
   let stopping = false;
-  worker.once('active', () => (delivered = true));
-  worker.once('drained', () => {
-    if (delivered) return;
-    const started = Date.now();
-    c.warmUpDelivery(() => stopping)
-      .then(({ sent, interrupted }) => c.logger.info({ messages: sent, ms: Date.now() - started, interrupted }, 'delivery warmed up'))
-      .catch((err: unknown) => c.logger.warn({ err: { message: (err as Error).message } }, 'delivery warm-up failed; the worker delivers all the same'));
-  });
-  const webhookWorker = new Worker(WEBHOOKS_QUEUE, webhooksProcessor(c.webhooks), {
+  warmUpWhenIdle(worker, () => c.warmUpDelivery(() => stopping), c.logger);
+  const webhookWorker = new Worker(WEBHOOKS_QUEUE, webhooksProcessor(c.webhooks, c.maintenance.webhookSweeper), {
     connection: c.connection.duplicate(),
     prefix: config.queuePrefix,
     concurrency: config.webhooks.concurrency,
@@ -57,9 +44,10 @@ async function main() {
   });
   webhookWorker.on('failed', (job, err) => c.logger.warn({ jobId: job?.id, err: { message: err.message } }, 'webhook job failed'));
   webhookWorker.on('error', (err) => c.logger.warn({ err: { message: err.message } }, 'webhook worker error'));
-  // Not waited for: a worker delivers while the schedule is written (every worker writes the same one).
-  c.sweeper.schedule(config.sweepIntervalMs).catch((err: unknown) => c.logger.error({ err: { message: (err as Error).message } }, 'could not schedule the sweeper'));
-  const stopWebhookSweeping = new WebhookSweeper(c.db, c.webhookQueue, c.webhookEvents, c.connection, config.queuePrefix, config.sweepIntervalMs, c.logger).start();
+  // Not waited for: a worker delivers while the schedules are written (every worker writes the same ones).
+  for (const [task, maintenance] of Object.entries(c.maintenance)) {
+    maintenance.schedule(config.sweepIntervalMs).catch((err: unknown) => c.logger.error({ task, err: { message: (err as Error).message } }, 'could not schedule a maintenance job'));
+  }
   try {
     await c.warmUp();
   } catch (err) {
@@ -76,7 +64,6 @@ async function main() {
     stopping = true;
     c.logger.info({ signal }, 'shutting down: finishing in-flight jobs');
     const force = setTimeout(() => process.exit(1), 30_000).unref();
-    stopWebhookSweeping();
     metricsServer?.close();
     await Promise.all([worker.close(), webhookWorker.close()]);
     await c.outcomeEvents.drain();

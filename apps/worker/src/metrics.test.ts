@@ -52,3 +52,13 @@ it('without a token, serves the metrics openly (for a private network)', async (
   const res = await fetch((await listen()).url);
   expect(res.status).toBe(200);
 });
+
+it('answers GET /health with 200 and no token, for probes, while /metrics still asks for it; other paths are 404', async () => {
+  const { url } = await listen(undefined, 'scrape-token-123');
+  const health = await fetch(url.replace(/\/metrics$/, '/health'));
+  expect(health.status).toBe(200);
+  expect(health.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(await health.json()).toEqual({ status: 'ok' });
+  expect((await fetch(url)).status).toBe(401);
+  expect((await fetch(url.replace(/\/metrics$/, '/ready'))).status).toBe(404);
+});

@@ -103,10 +103,16 @@ export function createWorkerMetrics(queue: () => Queue, webhookQueue: () => Queu
   /**
    * Serves /metrics on its own port (workers have no other HTTP surface), on `host` (METRICS_HOST:
    * loopback unless a container or the operator says otherwise), and with `token` (METRICS_TOKEN)
-   * only to `Authorization: Bearer <token>`.
+   * only to `Authorization: Bearer <token>`. `GET /health` answers 200 without a token, for the
+   * liveness and readiness probes of an orchestrator (which send no credentials): it says only that the
+   * process started and its event loop answers, and the server listens only once the worker has started.
    */
   function listen(port: number, host = '127.0.0.1', token?: string): Promise<http.Server> {
     const server = http.createServer(async (req, res) => {
+      if (req.url === '/health') {
+        res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' }).end(JSON.stringify({ status: 'ok' }));
+        return;
+      }
       if (req.url !== '/metrics') {
         res.writeHead(404).end();
         return;

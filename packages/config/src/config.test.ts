@@ -35,7 +35,7 @@ describe('loadApiConfig', () => {
     expect([...loadWorkerConfig(servers).encryption.keys.values()][0]).toEqual([...c.encryption.keys.values()][0]);
   });
 
-  it('applies the contract defaults and parses overrides', () => {
+  it('applies the documented defaults and parses overrides', () => {
     const c = loadApiConfig(prod);
     expect(c).toMatchObject({ port: 3000, queuePrefix: 'herald', appUrl: 'http://localhost:3000', jwt: { accessTtl: 900, refreshTtl: 2592000 }, rateLimits: { registerDevice: 60, send: 100, sendBulk: 10, auth: 10, signup: 30 }, logLevel: 'info' });
     const o = loadApiConfig({ ...prod, PORT: '8080', RATE_LIMIT_SEND: '5', TRUST_PROXY: '1', APP_URL: 'https://herald.example.com/' });
@@ -124,7 +124,7 @@ describe('loadApiConfig', () => {
     expect(() => loadApiConfig({ ...prod, CREDENTIALS_ENCRYPTION_KEY: 'c2hvcnQ=' })).toThrow(/CREDENTIALS_ENCRYPTION_KEY must be 32 bytes/);
   });
 
-  it('warns about a short JWT_SECRET at start, without refusing it (the contract asks only that it be set)', () => {
+  it('warns about a short JWT_SECRET at start, without refusing it (docs/operations.md asks only that it be set)', () => {
     expect(loadApiConfig({ ...prod, JWT_SECRET: 'short' }).warnings).toEqual([expect.stringMatching(/^JWT_SECRET is shorter than 32 characters/)]);
     expect(loadApiConfig(prod).warnings).toEqual([]);
   });

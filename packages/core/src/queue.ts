@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The contract between the API (producer) and the worker (consumer). Jobs carry ids, never rendered
+ * The notifications queue, as the API (producer) and the worker (consumer) both read it. Jobs carry ids, never rendered
  * content: the Postgres rows are the source of truth, so a re-run job sees what was already delivered.
  */
 export const NOTIFICATIONS_QUEUE = 'notifications';
@@ -48,22 +48,46 @@ export const deliverJobId = (notificationId: string) => `deliver-${notificationI
 /** A new id for a deliver job shared by several notifications. */
 export const sharedDeliverJobId = () => `deliver-shared-${globalThis.crypto.randomUUID()}`;
 
+/**
+ * The jobs of the notifications queue as `Queue.add` and `addBulk` take them: every place that queues
+ * delivery work builds its jobs here, as webhooks do with `webhookJobFor`.
+ */
+
+/** A notification's own deliver job (adding it twice is a no-op while it exists); `delay` for a scheduled send. */
+export const deliverJobFor = (notificationId: string, delay = 0) => ({
+  name: deliverJob.name,
+  data: { notificationId } satisfies DeliverJobData,
+  opts: { ...deliverJob.options, jobId: deliverJobId(notificationId), ...(delay > 0 ? { delay } : {}) },
+});
+
+/** The deliver job shared by notifications accepted together, under the id their rows name. */
+export const sharedDeliverJobFor = (jobId: string, notificationIds: string[]) => ({
+  name: deliverJob.name,
+  data: { notificationIds } satisfies DeliverJobData,
+  opts: { ...deliverJob.options, jobId },
+});
+
+/** Deliveries of one notification sent again after `delay`. */
+export const retryJobFor = (notificationId: string, deliveryIds: string[], delay = 0) => ({
+  name: retryJob.name,
+  data: { notificationId, deliveryIds } satisfies RetryJobData,
+  opts: { ...retryJob.options, ...(delay > 0 ? { delay } : {}) },
+});
+
 /** The notifications a deliver job carries. */
 export const notificationsOf = (data: DeliverJobData): string[] => ('notificationIds' in data ? data.notificationIds : [data.notificationId]);
 
 /**
- * The sweeper's repeatable job (BullMQ job scheduler `sweepJob.schedulerId`): whichever worker takes
- * it looks for lost work, so one sweep runs per interval however many workers there are.
+ * The worker's maintenance: repeatable jobs, each run by a BullMQ job scheduler (`schedulerId`), so
+ * that one run happens per interval however many workers there are, on whichever takes the job.
  */
-export const sweepJob = {
-  name: 'sweep',
-  schedulerId: 'herald-sweeper',
-  options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } },
-} as const;
+const maintenanceOptions = { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } as const;
 
-/**
- * The Redis key holding a project's configuration version. The API replaces it whenever a request
- * changes the project's API keys, templates, push config or providers; the API and the worker cache
- * what they read about a project only for as long as this version is unchanged.
- */
-export const projectVersionKey = (prefix: string, projectId: string) => `${prefix}:project-version:${projectId}`;
+/** Looks for delivery work whose job was lost, and queues it again. */
+export const sweepJob = { name: 'sweep', schedulerId: 'herald-sweeper', options: maintenanceOptions } as const;
+
+/** Deletes what has outlived `RETENTION_DAYS`. */
+export const retentionJob = { name: 'purge', schedulerId: 'herald-retention', options: maintenanceOptions } as const;
+
+/** Looks for webhook work whose job was lost (on the webhooks queue). */
+export const webhookSweepJob = { name: 'sweep', schedulerId: 'herald-webhook-sweeper', options: maintenanceOptions } as const;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
+import { FINAL_NOTIFICATION_STATUSES } from './notification-status';
 
 /**
  * Outcome webhooks: the event types, the payload envelope, the queue contract between the API and
@@ -45,7 +46,7 @@ export const webhookPayload = <T extends string, D extends z.ZodType>(type: T, d
 export const notificationEventData = z.object({
   notification: z.object({
     id: z.uuid(),
-    status: z.enum(['completed', 'partially_failed', 'failed', 'canceled']),
+    status: z.enum(FINAL_NOTIFICATION_STATUSES),
     templateId: z.uuid(),
     createdAt: z.iso.datetime(),
     completedAt: z.iso.datetime().nullable(),

@@ -21,3 +21,29 @@ export const isForeignKeyViolation = (err: unknown): boolean => isPrismaError(er
 
 /** A CHECK constraint refused a raw statement's row (SQLSTATE 23514); `constraint` names which. */
 export const isCheckViolation = (err: unknown, constraint: string): boolean => err instanceof DatabaseError && err.code === '23514' && err.constraint === constraint;
+
+/**
+ * True for errors meaning Postgres or Redis cannot be reached right now (the API answers them 503,
+ * not 500): Prisma's, node-postgres' and ioredis' ways of saying so, by name, code or message. Walks
+ * `cause` because Prisma's driver-adapter errors wrap the pg error.
+ */
+export function isUnavailableError(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth > 5) return false;
+  const e = err as { name?: string; code?: string; message?: string; cause?: unknown; errorCode?: string };
+  const name = e.name ?? '';
+  const code = String(e.code ?? e.errorCode ?? '');
+  const message = e.message ?? '';
+  if (name === 'PrismaClientInitializationError') return true;
+  if (name === 'MaxRetriesPerRequestError') return true;
+  if (['P1001', 'P1002', 'P1008', 'P1017', 'P2024'].includes(code)) return true;
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P03', '08006', '08001'].includes(code)) return true;
+  if (
+    /enableOfflineQueue|Connection is closed|Stream isn't writeable|connect ECONNREFUSED|Connection terminated|timeout exceeded when trying to connect|Can't reach database server|DatabaseNotReachable|ConnectionClosed|SocketTimeout/i.test(
+      message,
+    )
+  )
+    return true;
+  const kind = (e as { cause?: { kind?: string } }).cause?.kind;
+  if (kind && /DatabaseNotReachable|ConnectionClosed|SocketTimeout|TooManyConnections/.test(kind)) return true;
+  return isUnavailableError(e.cause, depth + 1);
+}

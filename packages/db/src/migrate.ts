@@ -62,6 +62,15 @@ export async function dropDatabase(databaseUrl: string): Promise<void> {
   }
 }
 
+/**
+ * A database whose applied migrations are none of this version's: one migrated before the development
+ * history was squashed into a baseline (docs/decisions/baseline-migration.md), or another application's.
+ * Applying the baseline over it would fail at its first statement ("type already exists"); say why instead.
+ */
+const foreignHistory = (applied: string[]) =>
+  `This database was migrated with migrations this version does not have (${applied.sort().slice(0, 3).join(', ')}${applied.length > 3 ? ', …' : ''}). ` +
+  'If it is a development database from before the first release, drop it and run the migrations again (docs/decisions/baseline-migration.md).';
+
 export async function migrate(databaseUrl: string, dir = defaultMigrationsDir()): Promise<MigrateResult> {
   const names = (await readdir(dir, { withFileTypes: true }))
     .filter((d) => d.isDirectory())
@@ -85,6 +94,7 @@ export async function migrate(databaseUrl: string, dir = defaultMigrationsDir())
       'SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
     );
     const done = new Map(rows.map((r) => [r.migration_name, r.checksum]));
+    if (done.size > 0 && !names.some((name) => done.has(name))) throw new Error(foreignHistory([...done.keys()]));
     const applied: string[] = [];
     for (const name of names) {
       const sql = await readFile(path.join(dir, name, 'migration.sql'), 'utf8');

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 
-// herald_uuid_v7() (migration 20261124010000) makes the ids of Delivery rows: UUIDs of version 7, whose
+// herald_uuid_v7() (the baseline migration) makes the ids of Delivery rows: UUIDs of version 7, whose
 // first 48 bits are the Unix time in milliseconds, so that rows made later sort later.
 const client = new Client({ connectionString: process.env.DATABASE_URL });
 beforeAll(() => client.connect());

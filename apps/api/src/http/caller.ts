@@ -4,7 +4,7 @@ import jwt from 'jsonwebtoken';
 import { AppError, hashSecret } from '@herald/core';
 import type { Db, Role } from '@herald/db';
 import type { ProjectCache } from '../project-cache/project-cache';
-import { uuid } from './uuid';
+import { uuid } from '@herald/schemas';
 
 export type Caller =
   /** `sessionId`: the refresh-token family the access token was issued with (absent in older tokens). */

@@ -37,7 +37,7 @@ it('400: a JSON body that is not an object', async () => {
   }
 });
 
-it('401: the contract shape', async () => {
+it('401: the error body of docs/api.md#errors', async () => {
   const res = await h.get('/auth/me');
   expect(res.body).toEqual({ statusCode: 401, message: 'Missing or invalid authorization header', error: 'Unauthorized' });
 });

@@ -40,7 +40,7 @@ export interface LimiterOptions {
 
 /**
  * Fixed-window limits shared by every API instance through Redis (docs/api.md#rate-limits). A 429 leaves through
- * the error middleware with the contract's body, `Retry-After` and the IETF `RateLimit` headers.
+ * the error middleware with the error body of docs/api.md#errors, `Retry-After` and the IETF `RateLimit` headers.
  */
 export function createLimiterFactory(redis: Redis, prefix: string) {
   return ({ name, limit, key, windowMs = 60_000 }: LimiterOptions): RequestHandler =>

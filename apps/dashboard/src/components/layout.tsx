@@ -3,7 +3,8 @@ import { useEffect } from 'react';
 import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate, useOutletContext, useParams } from 'react-router';
 import { publicApi, session } from '../api/client';
 import { useMe, useProject, type Schemas } from '../api/hooks';
-import { Button, EmptyState, ErrorNotice, Loading } from './ui';
+import { Button } from './ui/button';
+import { EmptyState, ErrorNotice, Loading } from './ui/notices';
 
 export const Brand = () => (
   <Link to="/" className="brand">

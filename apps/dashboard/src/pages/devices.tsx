@@ -1,14 +1,60 @@
+import { customerUserId } from '@herald/schemas';
 import { useState } from 'react';
-import { useDevices, useUnregisterDevice } from '../api/hooks';
+import { z } from 'zod';
+import { useDevices, useUnregisterDevice, type Schemas } from '../api/hooks';
 import { useProjectContext } from '../components/layout';
-import { Button, Card, ConfirmButton, EmptyState, ErrorNotice, formatDate, Loading, PageHeader, TextField } from '../components/ui';
+import { Button } from '../components/ui/button';
+import { ConfirmButton } from '../components/ui/confirm-button';
+import { DataTable, type Column } from '../components/ui/data-table';
+import { TextField } from '../components/ui/fields';
+import { formatDate } from '../components/ui/format';
+import { Card, PageHeader } from '../components/ui/layout';
+import { EmptyState, ErrorNotice } from '../components/ui/notices';
+import { useSchemaForm } from '../lib/schema-form';
+
+/** The path parameter of `GET /push/devices/{userId}`. */
+const lookup = z.object({ userId: customerUserId });
 
 export function DevicesPage() {
   const { projectId } = useProjectContext();
-  const [input, setInput] = useState('');
   const [userId, setUserId] = useState('');
+  const form = useSchemaForm(lookup, { userId: '' });
   const devices = useDevices(projectId, userId);
   const unregister = useUnregisterDevice(projectId, userId);
+  const columns: Column<Schemas['Device']>[] = [
+    {
+      header: 'Platform',
+      cell: (d) => (
+        <>
+          <span className="badge">{d.platform}</span> <span className="muted small">{d.provider}</span>
+        </>
+      ),
+    },
+    {
+      header: 'Token',
+      cell: (d) => (
+        <code className="truncate" style={{ display: 'inline-block', verticalAlign: 'middle' }} title={d.deviceToken}>
+          {d.deviceToken}
+        </code>
+      ),
+    },
+    { header: 'Last seen', hideOnPhone: true, className: 'muted', cell: (d) => formatDate(d.lastSeenAt) },
+    { header: 'Registered', hideOnPhone: true, className: 'muted', cell: (d) => formatDate(d.createdAt) },
+    {
+      header: 'Actions',
+      actions: true,
+      cell: (d) => (
+        <ConfirmButton
+          label="Unregister"
+          ariaLabel={`Unregister ${d.platform} device ${d.deviceToken.slice(0, 12)}`}
+          title="Unregister this device?"
+          description="It receives no more notifications until your backend registers its token again."
+          confirmLabel="Unregister"
+          onConfirm={() => unregister.mutateAsync(d.deviceToken)}
+        />
+      ),
+    },
+  ];
   return (
     <>
       <PageHeader title="Devices" description="Your backend registers each user's device tokens with an API key. Look up the devices of one of your users by their id." />
@@ -17,13 +63,14 @@ export function DevicesPage() {
           <form
             className="row"
             style={{ alignItems: 'flex-end' }}
+            noValidate
             onSubmit={(e) => {
               e.preventDefault();
-              setUserId(input.trim());
+              form.submit((query) => setUserId(query.userId));
             }}
           >
             <div style={{ flex: 1, minWidth: 220 }}>
-              <TextField label="User id" required value={input} onChange={(e) => setInput(e.target.value)} placeholder="The id your backend uses, e.g. user-42" />
+              <TextField label="User id" required placeholder="The id your backend uses, e.g. user-42" {...form.field('userId')} />
             </div>
             <Button variant="primary" type="submit">
               Look up devices
@@ -32,45 +79,20 @@ export function DevicesPage() {
         </Card>
         {userId && (
           <Card title={`Devices of ${userId}`} bodyless>
-            {devices.isLoading ? (
-              <Loading />
-            ) : devices.error ? (
-              <div className="card-body"><ErrorNotice error={devices.error} /></div>
-            ) : !devices.data?.length ? (
-              <EmptyState title="No devices for this user">
-                Check the id, or register a device from your backend with <code>POST /push/register-device</code>.
-              </EmptyState>
-            ) : (
-              <>
-                {unregister.error && <div className="card-body"><ErrorNotice error={unregister.error} /></div>}
-                <div className="table-wrap">
-                  <table>
-                    <thead>
-                      <tr>
-                        <th>Platform</th>
-                        <th>Token</th>
-                        <th className="hide-sm">Last seen</th>
-                        <th className="hide-sm">Registered</th>
-                        <th><span className="visually-hidden">Actions</span></th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {devices.data.map((d) => (
-                        <tr key={d.id}>
-                          <td><span className="badge">{d.platform}</span> <span className="muted small">{d.provider}</span></td>
-                          <td><code className="truncate" style={{ display: 'inline-block', verticalAlign: 'middle' }} title={d.deviceToken}>{d.deviceToken}</code></td>
-                          <td className="hide-sm muted">{formatDate(d.lastSeenAt)}</td>
-                          <td className="hide-sm muted">{formatDate(d.createdAt)}</td>
-                          <td className="actions-cell">
-                            <ConfirmButton label="Unregister" ariaLabel={`Unregister ${d.platform} device ${d.deviceToken.slice(0, 12)}`} title="Unregister this device?" description="It receives no more notifications until your backend registers its token again." confirmLabel="Unregister" onConfirm={() => unregister.mutateAsync(d.deviceToken)} />
-                          </td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
-              </>
-            )}
+            <DataTable
+              label={`Devices of ${userId}`}
+              columns={columns}
+              rows={devices.data}
+              rowKey={(d) => d.id}
+              loading={devices.isLoading}
+              error={devices.error}
+              notice={unregister.error && <ErrorNotice error={unregister.error} />}
+              empty={
+                <EmptyState title="No devices for this user">
+                  Check the id, or register a device from your backend with <code>POST /push/register-device</code>.
+                </EmptyState>
+              }
+            />
           </Card>
         )}
       </div>

@@ -2,55 +2,43 @@ import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { isFinal, useNotification, useNotifications, useProviders, type Schemas } from '../api/hooks';
 import { useProjectContext } from '../components/layout';
-import { Card, EmptyState, ErrorNotice, formatDate, Loading, PageHeader, Pagination, StatusBadge } from '../components/ui';
+import { DataTable, type Column } from '../components/ui/data-table';
+import { formatDate } from '../components/ui/format';
+import { Card, PageHeader } from '../components/ui/layout';
+import { EmptyState, ErrorNotice, Loading } from '../components/ui/notices';
+import { Pagination } from '../components/ui/pagination';
+import { StatusBadge } from '../components/ui/status-badge';
 
 export function NotificationsPage() {
   const { projectId } = useProjectContext();
   const [page, setPage] = useState(1);
   const list = useNotifications(projectId, page);
+  const columns: Column<Schemas['NotificationSummary']>[] = [
+    { header: 'Sent at', cell: (n) => <Link to={`/p/${projectId}/notifications/${n.id}`} className="cell-main">{formatDate(n.createdAt)}</Link> },
+    { header: 'Status', cell: (n) => <StatusBadge status={n.status} /> },
+    { header: 'Recipients', numeric: true, hideOnPhone: true, cell: (n) => n.stats.recipients },
+    { header: 'Devices', numeric: true, hideOnPhone: true, cell: (n) => n.stats.devices },
+    { header: 'Sent', numeric: true, cell: (n) => n.stats.sent },
+    { header: 'Failed', numeric: true, cell: (n) => n.stats.failed },
+  ];
   return (
     <>
       <PageHeader title="Notifications" description="Every send, newest first, with its delivery counts." actions={<Link className="btn btn-primary" to={`/p/${projectId}/send`}>Send a test push</Link>} />
       <Card bodyless>
-        {list.isLoading ? (
-          <Loading />
-        ) : list.error ? (
-          <div className="card-body"><ErrorNotice error={list.error} /></div>
-        ) : !list.data?.data.length ? (
-          <EmptyState title="Nothing sent yet" action={<Link to={`/p/${projectId}/send`}>Send a test push</Link>}>
-            Notifications your backend sends (or you send from here) appear with their status and deliveries.
-          </EmptyState>
-        ) : (
-          <>
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th>Sent at</th>
-                    <th>Status</th>
-                    <th className="num hide-sm">Recipients</th>
-                    <th className="num hide-sm">Devices</th>
-                    <th className="num">Sent</th>
-                    <th className="num">Failed</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.data.data.map((n) => (
-                    <tr key={n.id}>
-                      <td><Link to={`/p/${projectId}/notifications/${n.id}`} className="cell-main">{formatDate(n.createdAt)}</Link></td>
-                      <td><StatusBadge status={n.status} /></td>
-                      <td className="num hide-sm">{n.stats.recipients}</td>
-                      <td className="num hide-sm">{n.stats.devices}</td>
-                      <td className="num">{n.stats.sent}</td>
-                      <td className="num">{n.stats.failed}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <Pagination page={page} totalPages={list.data.meta.totalPages} total={list.data.meta.total} onPage={setPage} noun="notifications" />
-          </>
-        )}
+        <DataTable
+          label="Notifications"
+          columns={columns}
+          rows={list.data?.data}
+          rowKey={(n) => n.id}
+          loading={list.isLoading}
+          error={list.error}
+          footer={list.data && <Pagination page={page} totalPages={list.data.meta.totalPages} total={list.data.meta.total} onPage={setPage} noun="notifications" />}
+          empty={
+            <EmptyState title="Nothing sent yet" action={<Link to={`/p/${projectId}/send`}>Send a test push</Link>}>
+              Notifications your backend sends (or you send from here) appear with their status and deliveries.
+            </EmptyState>
+          }
+        />
       </Card>
     </>
   );
@@ -72,6 +60,13 @@ export function NotificationDetail({ projectId, notificationId }: { projectId: s
   const n = useNotification(projectId, notificationId);
   const providers = useProviders(projectId);
   const providerName = (id: string | null) => (id ? (providers.data?.find((p) => p.id === id)?.name ?? id.slice(0, 8)) : '—');
+  const deliveries: Column<Schemas['Delivery']>[] = [
+    { header: 'User', className: 'cell-main truncate', cell: (d) => d.userId },
+    { header: 'Platform', cell: (d) => d.platform ?? '—' },
+    { header: 'Status', cell: (d) => <StatusBadge status={d.status} /> },
+    { header: 'Provider', hideOnPhone: true, cell: (d) => providerName(d.providerConfigId) },
+    { header: 'Error', className: 'small', cell: (d) => d.error ?? <span className="muted">—</span> },
+  ];
   if (n.isLoading) return <Loading />;
   if (n.error) return <ErrorNotice error={n.error} />;
   const data = n.data!;
@@ -99,34 +94,13 @@ export function NotificationDetail({ projectId, notificationId }: { projectId: s
         </div>
       </Card>
       <Card title="Deliveries" bodyless>
-        {!data.deliveries.length ? (
-          <EmptyState title={isFinal(data.status) ? 'No deliveries' : 'Waiting for the worker…'} />
-        ) : (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>User</th>
-                  <th>Platform</th>
-                  <th>Status</th>
-                  <th className="hide-sm">Provider</th>
-                  <th>Error</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.deliveries.map((d: Schemas['Delivery'], i) => (
-                  <tr key={d.deviceId ?? `${d.userId}-${i}`}>
-                    <td className="cell-main truncate">{d.userId}</td>
-                    <td>{d.platform ?? '—'}</td>
-                    <td><StatusBadge status={d.status} /></td>
-                    <td className="hide-sm">{providerName(d.providerConfigId)}</td>
-                    <td className="small">{d.error ?? <span className="muted">—</span>}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          label="Deliveries"
+          columns={deliveries}
+          rows={data.deliveries}
+          rowKey={(d, i) => d.deviceId ?? `${d.userId}-${i}`}
+          empty={<EmptyState title={isFinal(data.status) ? 'No deliveries' : 'Waiting for the worker…'} />}
+        />
       </Card>
     </div>
   );

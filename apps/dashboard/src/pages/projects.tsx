@@ -1,110 +1,86 @@
-import { useState } from 'react';
+import { createProjectBody } from '@herald/schemas';
 import { Link, useNavigate } from 'react-router';
-import { useCreateProject, useDeleteProject, useMe, useProjects } from '../api/hooks';
-import { Button, Card, ConfirmButton, EmptyState, ErrorNotice, formatDate, Loading, Modal, PageHeader, TextField } from '../components/ui';
-
-const roleLabel = (role: string) => (role === 'project_admin' ? 'Project admin' : 'Team member');
+import { useCreateProject, useDeleteProject, useMe, useProjects, type Schemas } from '../api/hooks';
+import { ConfirmButton } from '../components/ui/confirm-button';
+import { DataTable, type Column } from '../components/ui/data-table';
+import { TextField } from '../components/ui/fields';
+import { FormDialog } from '../components/ui/form-dialog';
+import { formatDate } from '../components/ui/format';
+import { Card, PageHeader } from '../components/ui/layout';
+import { EmptyState } from '../components/ui/notices';
+import { RoleBadges } from '../components/ui/role';
+import { useSchemaForm } from '../lib/schema-form';
 
 export function ProjectsPage() {
   const projects = useProjects();
   const me = useMe();
   const canCreate = me.data?.role === 'project_admin';
   const remove = useDeleteProject();
+  const columns: Column<Schemas['ProjectMembership']>[] = [
+    {
+      header: 'Project',
+      cell: (p) => (
+        <Link to={`/p/${p.id}`} className="cell-main">
+          {p.name}
+        </Link>
+      ),
+    },
+    { header: 'Your role', cell: (p) => <RoleBadges role={p.role} isOwner={p.isOwner} /> },
+    { header: 'Created', hideOnPhone: true, className: 'muted', cell: (p) => formatDate(p.createdAt) },
+    {
+      header: 'Actions',
+      actions: true,
+      cell: (p) =>
+        p.isOwner && (
+          <ConfirmButton
+            label="Delete"
+            ariaLabel={`Delete project ${p.name}`}
+            title={`Delete ${p.name}?`}
+            description="Every template, provider, API key, device and notification of the project is deleted. This cannot be undone."
+            confirmLabel="Delete project"
+            typed={p.name}
+            onConfirm={() => remove.mutateAsync(p.id)}
+          />
+        ),
+    },
+  ];
   return (
     <main className="main narrow" id="main" style={{ maxWidth: 960 }}>
-      <PageHeader
-        title="Projects"
-        description="A project holds its templates, push providers, API keys and team."
-        actions={canCreate ? <CreateProject /> : undefined}
-      />
+      <PageHeader title="Projects" description="A project holds its templates, push providers, API keys and team." actions={canCreate ? <CreateProject /> : undefined} />
       <Card bodyless>
-        {projects.isLoading ? (
-          <Loading />
-        ) : projects.error ? (
-          <div className="card-body">
-            <ErrorNotice error={projects.error} />
-          </div>
-        ) : !projects.data?.length ? (
-          <EmptyState title="No projects yet" action={canCreate ? <CreateProject /> : undefined}>
-            {canCreate ? 'Create your first project, then add a push provider and a template to start sending.' : 'Ask a project admin to invite you to a project: the invitation arrives by e-mail.'}
-          </EmptyState>
-        ) : (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>Project</th>
-                  <th>Your role</th>
-                  <th className="hide-sm">Created</th>
-                  <th>
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {projects.data.map((p) => (
-                  <tr key={p.id}>
-                    <td>
-                      <Link to={`/p/${p.id}`} className="cell-main">
-                        {p.name}
-                      </Link>
-                    </td>
-                    <td>
-                      <span className={`badge ${p.role === 'project_admin' ? 'badge-info' : ''}`}>{roleLabel(p.role)}</span> {p.isOwner && <span className="badge">Owner</span>}
-                    </td>
-                    <td className="hide-sm muted">{formatDate(p.createdAt)}</td>
-                    <td className="actions-cell">
-                      {p.isOwner && (
-                        <ConfirmButton
-                          label="Delete"
-                          ariaLabel={`Delete project ${p.name}`}
-                          title={`Delete ${p.name}?`}
-                          description="Every template, provider, API key, device and notification of the project is deleted. This cannot be undone."
-                          confirmLabel="Delete project"
-                          typed={p.name}
-                          onConfirm={() => remove.mutateAsync(p.id)}
-                        />
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          label="Projects"
+          columns={columns}
+          rows={projects.data}
+          rowKey={(p) => p.id}
+          loading={projects.isLoading}
+          error={projects.error}
+          empty={
+            <EmptyState title="No projects yet" action={canCreate ? <CreateProject /> : undefined}>
+              {canCreate ? 'Create your first project, then add a push provider and a template to start sending.' : 'Ask a project admin to invite you to a project: the invitation arrives by e-mail.'}
+            </EmptyState>
+          }
+        />
       </Card>
     </main>
   );
 }
 
 function CreateProject() {
-  const [open, setOpen] = useState(false);
-  const [name, setName] = useState('');
   const create = useCreateProject();
+  const form = useSchemaForm(createProjectBody, { name: '' }, create.error);
   const navigate = useNavigate();
   return (
-    <>
-      <Button variant="primary" onClick={() => setOpen(true)}>
-        New project
-      </Button>
-      <Modal open={open} onOpenChange={(o) => { setOpen(o); create.reset(); }} title="New project" description="You will be its owner. You can invite your team afterwards.">
-        <form
-          className="stack"
-          onSubmit={(e) => {
-            e.preventDefault();
-            create.mutate(name.trim(), { onSuccess: (p) => { setOpen(false); setName(''); navigate(`/p/${p.id}`); } });
-          }}
-        >
-          <TextField label="Project name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. Acme mobile app" />
-          <ErrorNotice error={create.error} />
-          <div className="dialog-actions">
-            <Button onClick={() => setOpen(false)}>Cancel</Button>
-            <Button variant="primary" type="submit" disabled={create.isPending}>
-              Create project
-            </Button>
-          </div>
-        </form>
-      </Modal>
-    </>
+    <FormDialog
+      trigger="New project"
+      title="New project"
+      description="You will be its owner. You can invite your team afterwards."
+      submitLabel="Create project"
+      request={create}
+      form={form}
+      onSubmit={(close) => form.submit((body) => create.mutate(body, { onSuccess: (p) => { close(); navigate(`/p/${p.id}`); } }))}
+    >
+      <TextField label="Project name" required maxLength={200} placeholder="e.g. Acme mobile app" {...form.field('name')} />
+    </FormDialog>
   );
 }

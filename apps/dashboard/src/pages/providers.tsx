@@ -1,7 +1,17 @@
+import { createProviderBody } from '@herald/schemas';
 import { useState, type DragEvent } from 'react';
 import { testProvider, useAddProvider, useCreatePushConfig, useDeleteProvider, useProviders, usePushConfig, useSetPriorities, useSetPushEnabled, useUpdateProvider, type Schemas } from '../api/hooks';
 import { useProjectContext } from '../components/layout';
-import { Button, Card, ConfirmButton, EmptyState, ErrorNotice, Loading, Modal, Notice, PageHeader, StatusBadge, Switch, TextArea, TextField } from '../components/ui';
+import { Button } from '../components/ui/button';
+import { ConfirmButton } from '../components/ui/confirm-button';
+import { DataTable, type Column } from '../components/ui/data-table';
+import { FileField, TextArea, TextField } from '../components/ui/fields';
+import { FormDialog } from '../components/ui/form-dialog';
+import { Card, PageHeader } from '../components/ui/layout';
+import { EmptyState, ErrorNotice, Loading, Notice } from '../components/ui/notices';
+import { StatusBadge } from '../components/ui/status-badge';
+import { Switch } from '../components/ui/switch';
+import { useSchemaForm } from '../lib/schema-form';
 import { parseServiceAccount, type FcmConfig } from '../lib/service-account';
 
 type Provider = Schemas['Provider'];
@@ -45,6 +55,57 @@ export function ProvidersPage() {
     if (from >= 0) move(from, to);
   };
 
+  const actions = (p: Provider) => {
+    const test = tests[p.id];
+    return (
+      isAdmin && (
+        <div className="actions">
+          <Button size="sm" aria-label={`Test ${p.name}`} disabled={test === 'running'} onClick={() => void runTest(p.id)}>
+            {test === 'running' ? 'Testing…' : 'Test'}
+          </Button>
+          <ConfirmButton label="Delete" ariaLabel={`Delete ${p.name}`} title={`Delete ${p.name}?`} description="Its stored credentials are deleted. Sends use the remaining providers." confirmLabel="Delete provider" onConfirm={() => remove.mutateAsync(p.id)} />
+        </div>
+      )
+    );
+  };
+  const columns: Column<Provider>[] = [
+    {
+      header: 'Order',
+      cell: (p, i) => (
+        <div className="row" style={{ gap: 4, flexWrap: 'nowrap' }}>
+          <span className="badge">{p.priority}</span>
+          {isAdmin && (
+            <>
+              <Button size="sm" className="btn-icon" aria-label={`Move ${p.name} up`} disabled={i === 0 || reorder.isPending} onClick={() => move(i, i - 1)}>↑</Button>
+              <Button size="sm" className="btn-icon" aria-label={`Move ${p.name} down`} disabled={i === list.length - 1 || reorder.isPending} onClick={() => move(i, i + 1)}>↓</Button>
+            </>
+          )}
+        </div>
+      ),
+    },
+    {
+      header: 'Provider',
+      cell: (p) => {
+        const test = tests[p.id];
+        return (
+          <>
+            <div className="cell-main">{p.name}</div>
+            <div className="cell-sub truncate">{String(p.config.projectId)} · {String(p.config.clientEmail)}</div>
+            {test && test !== 'running' && (
+              <div className="small" role="status" style={{ color: test.ok ? 'var(--success)' : 'var(--danger)' }}>
+                {test.ok ? 'Credentials accepted by Google.' : `Credentials rejected: ${test.error ?? 'unknown error'}`}
+              </div>
+            )}
+            {isAdmin && <div className="show-sm" style={{ marginTop: 6 }}>{actions(p)}</div>}
+          </>
+        );
+      },
+    },
+    { header: 'Private key', hideOnPhone: true, cell: (p) => <code>{String(p.config.privateKey)}</code> },
+    { header: 'Enabled', cell: (p) => <Switch label={`${p.name} enabled`} checked={p.enabled} disabled={!isAdmin || update.isPending} onCheckedChange={(enabled) => update.mutate({ id: p.id, enabled })} /> },
+    { header: 'Actions', actions: true, hideOnPhone: true, cell: actions },
+  ];
+
   return (
     <>
       <PageHeader
@@ -81,83 +142,28 @@ export function ProvidersPage() {
         </Card>
         {config.data && (
           <Card title="Providers" description={isAdmin ? 'Drag a row, or use the arrows, to change the failover order.' : undefined} bodyless>
-            {providers.isLoading ? (
-              <Loading />
-            ) : providers.error ? (
-              <div className="card-body"><ErrorNotice error={providers.error} /></div>
-            ) : !list.length ? (
-              <EmptyState title="No providers yet" action={isAdmin ? <AddProvider projectId={projectId} nextPriority={1} /> : undefined}>
-                Add a provider to start sending: upload the service-account key of your Firebase project.
-              </EmptyState>
-            ) : (
-              <>
-                {(reorder.error || update.error || remove.error) && <div className="card-body"><ErrorNotice error={reorder.error ?? update.error ?? remove.error} /></div>}
-                <div className="table-wrap">
-                  <table>
-                    <thead>
-                      <tr>
-                        <th>Order</th>
-                        <th>Provider</th>
-                        <th className="hide-sm">Private key</th>
-                        <th>Enabled</th>
-                        <th className="hide-sm"><span className="visually-hidden">Actions</span></th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {list.map((p, i) => {
-                        const test = tests[p.id];
-                        const actions = isAdmin && (
-                          <div className="actions">
-                            <Button size="sm" aria-label={`Test ${p.name}`} disabled={test === 'running'} onClick={() => void runTest(p.id)}>
-                              {test === 'running' ? 'Testing…' : 'Test'}
-                            </Button>
-                            <ConfirmButton label="Delete" ariaLabel={`Delete ${p.name}`} title={`Delete ${p.name}?`} description="Its stored credentials are deleted. Sends use the remaining providers." confirmLabel="Delete provider" onConfirm={() => remove.mutateAsync(p.id)} />
-                          </div>
-                        );
-                        return (
-                          <tr
-                            key={p.id}
-                            draggable={isAdmin}
-                            className={dragged === p.id ? 'dragging' : undefined}
-                            onDragStart={() => setDragged(p.id)}
-                            onDragOver={(e) => isAdmin && e.preventDefault()}
-                            onDrop={(e) => onDrop(e, i)}
-                            onDragEnd={() => setDragged(null)}
-                          >
-                            <td>
-                              <div className="row" style={{ gap: 4, flexWrap: 'nowrap' }}>
-                                <span className="badge">{p.priority}</span>
-                                {isAdmin && (
-                                  <>
-                                    <Button size="sm" className="btn-icon" aria-label={`Move ${p.name} up`} disabled={i === 0 || reorder.isPending} onClick={() => move(i, i - 1)}>↑</Button>
-                                    <Button size="sm" className="btn-icon" aria-label={`Move ${p.name} down`} disabled={i === list.length - 1 || reorder.isPending} onClick={() => move(i, i + 1)}>↓</Button>
-                                  </>
-                                )}
-                              </div>
-                            </td>
-                            <td>
-                              <div className="cell-main">{p.name}</div>
-                              <div className="cell-sub truncate">{String(p.config.projectId)} · {String(p.config.clientEmail)}</div>
-                              {test && test !== 'running' && (
-                                <div className="small" role="status" style={{ color: test.ok ? 'var(--success)' : 'var(--danger)' }}>
-                                  {test.ok ? 'Credentials accepted by Google.' : `Credentials rejected: ${test.error ?? 'unknown error'}`}
-                                </div>
-                              )}
-                              {actions && <div className="show-sm" style={{ marginTop: 6 }}>{actions}</div>}
-                            </td>
-                            <td className="hide-sm"><code>{String(p.config.privateKey)}</code></td>
-                            <td>
-                              <Switch label={`${p.name} enabled`} checked={p.enabled} disabled={!isAdmin || update.isPending} onCheckedChange={(enabled) => update.mutate({ id: p.id, enabled })} />
-                            </td>
-                            <td className="actions-cell hide-sm">{actions}</td>
-                          </tr>
-                        );
-                      })}
-                    </tbody>
-                  </table>
-                </div>
-              </>
-            )}
+            <DataTable
+              label="Providers, in failover order"
+              columns={columns}
+              rows={list}
+              rowKey={(p) => p.id}
+              loading={providers.isLoading}
+              error={providers.error}
+              notice={(reorder.error || update.error || remove.error) && <ErrorNotice error={reorder.error ?? update.error ?? remove.error} />}
+              rowProps={(p, i) => ({
+                draggable: isAdmin,
+                className: dragged === p.id ? 'dragging' : undefined,
+                onDragStart: () => setDragged(p.id),
+                onDragOver: (e) => isAdmin && e.preventDefault(),
+                onDrop: (e) => onDrop(e, i),
+                onDragEnd: () => setDragged(null),
+              })}
+              empty={
+                <EmptyState title="No providers yet" action={isAdmin ? <AddProvider projectId={projectId} nextPriority={1} /> : undefined}>
+                  Add a provider to start sending: upload the service-account key of your Firebase project.
+                </EmptyState>
+              }
+            />
           </Card>
         )}
       </div>
@@ -165,13 +171,15 @@ export function ProvidersPage() {
   );
 }
 
+/** The body of the API's add-provider route, for the one provider type the dashboard sets up. */
+const fcmProviderBody = createProviderBody(['fcm']);
+
 function AddProvider({ projectId, nextPriority }: { projectId: string; nextPriority: number }) {
-  const [open, setOpen] = useState(false);
   const [text, setText] = useState('');
-  const [name, setName] = useState('');
   const [parsed, setParsed] = useState<FcmConfig | null>(null);
   const [parseError, setParseError] = useState<string | null>(null);
   const add = useAddProvider(projectId);
+  const form = useSchemaForm(fcmProviderBody, { provider: 'fcm', name: '', priority: nextPriority, config: undefined }, add.error);
   const read = (json: string) => {
     setText(json);
     if (!json.trim()) return void (setParsed(null), setParseError(null));
@@ -179,66 +187,48 @@ function AddProvider({ projectId, nextPriority }: { projectId: string; nextPrior
     if (r.ok) {
       setParsed(r.config);
       setParseError(null);
-      setName((n) => n || r.name);
+      if (!form.values.name) form.set('name', r.name);
     } else {
       setParsed(null);
       setParseError(r.error);
     }
   };
-  const close = (o: boolean) => {
-    setOpen(o);
-    if (!o) {
-      setText('');
-      setName('');
-      setParsed(null);
-      setParseError(null);
-      add.reset();
-    }
-  };
   return (
-    <>
-      <Button variant="primary" onClick={() => setOpen(true)}>
-        Add FCM provider
-      </Button>
-      <Modal open={open} onOpenChange={close} title="Add an FCM provider" description="In the Firebase console: Project settings → Service accounts → Generate new private key. Upload that file or paste its content." wide>
-        <form
-          className="stack"
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (parsed) add.mutate({ name: name.trim(), priority: nextPriority, config: parsed }, { onSuccess: () => close(false) });
-          }}
-        >
-          <div className="field">
-            <label htmlFor="sa-file">Service-account key file</label>
-            <input id="sa-file" type="file" accept="application/json,.json" onChange={(e) => void e.target.files?.[0]?.text().then(read)} />
+    <FormDialog
+      trigger="Add FCM provider"
+      title="Add an FCM provider"
+      description="In the Firebase console: Project settings → Service accounts → Generate new private key. Upload that file or paste its content."
+      wide
+      submitLabel="Add provider"
+      request={add}
+      form={form}
+      canSubmit={!!parsed}
+      onSubmit={(close) => parsed && form.submit(({ name, priority }) => add.mutate({ provider: 'fcm', name, priority, config: parsed }, { onSuccess: close }), { priority: nextPriority, config: parsed })}
+      onClose={() => {
+        setText('');
+        setParsed(null);
+        setParseError(null);
+      }}
+    >
+      <FileField label="Service-account key file" accept="application/json,.json" error={form.errors.config} onChange={(e) => void e.target.files?.[0]?.text().then(read)} />
+      <TextArea label="…or paste its JSON" className="mono" rows={5} value={parsed ? '' : text} placeholder={parsed ? 'Key file loaded.' : '{ "type": "service_account", "project_id": … }'} onChange={(e) => read(e.target.value)} error={parseError ?? undefined} />
+      {parsed && (
+        <dl className="card card-body grid-2" style={{ margin: 0, boxShadow: 'none' }}>
+          <div>
+            <dt className="stat-label">Firebase project</dt>
+            <dd style={{ margin: 0 }}>{parsed.projectId}</dd>
           </div>
-          <TextArea label="…or paste its JSON" className="mono" rows={5} value={parsed ? '' : text} placeholder={parsed ? 'Key file loaded.' : '{ "type": "service_account", "project_id": … }'} onChange={(e) => read(e.target.value)} error={parseError ?? undefined} />
-          {parsed && (
-            <dl className="card card-body grid-2" style={{ margin: 0, boxShadow: 'none' }}>
-              <div>
-                <dt className="stat-label">Firebase project</dt>
-                <dd style={{ margin: 0 }}>{parsed.projectId}</dd>
-              </div>
-              <div>
-                <dt className="stat-label">Service account</dt>
-                <dd style={{ margin: 0, wordBreak: 'break-all' }}>{parsed.clientEmail}</dd>
-              </div>
-              <div>
-                <dt className="stat-label">Private key</dt>
-                <dd style={{ margin: 0 }}>•••••••• loaded; stored encrypted and never shown again</dd>
-              </div>
-            </dl>
-          )}
-          <TextField label="Name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} hint={`Priority ${nextPriority}: after the providers you already have.`} />
-          <ErrorNotice error={add.error} />
-          <div className="dialog-actions">
-            <Button onClick={() => close(false)}>Cancel</Button>
-            <Button variant="primary" type="submit" disabled={!parsed || add.isPending}>
-              Add provider
-            </Button>
+          <div>
+            <dt className="stat-label">Service account</dt>
+            <dd style={{ margin: 0, wordBreak: 'break-all' }}>{parsed.clientEmail}</dd>
           </div>
-        </form>
-      </Modal>
-    </>
+          <div>
+            <dt className="stat-label">Private key</dt>
+            <dd style={{ margin: 0 }}>•••••••• loaded; stored encrypted and never shown again</dd>
+          </div>
+        </dl>
+      )}
+      <TextField label="Name" required maxLength={100} hint={`Priority ${nextPriority}: after the providers you already have.`} {...form.field('name')} />
+    </FormDialog>
   );
 }

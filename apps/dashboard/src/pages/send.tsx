@@ -1,8 +1,13 @@
+import { sendBody } from '@herald/schemas';
 import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import { useSend, useTemplates, useTemplateVariables } from '../api/hooks';
 import { useProjectContext } from '../components/layout';
-import { Button, Card, EmptyState, ErrorNotice, Loading, PageHeader, SelectField, TextField } from '../components/ui';
+import { Button } from '../components/ui/button';
+import { SelectField, TextField } from '../components/ui/fields';
+import { Card, PageHeader } from '../components/ui/layout';
+import { EmptyState, ErrorNotice, Loading } from '../components/ui/notices';
+import { useSchemaCheck } from '../lib/schema-form';
 import { nestVariables } from '../lib/variables';
 import { NotificationDetail } from './notifications';
 
@@ -13,9 +18,11 @@ export function SendPage() {
   const [userId, setUserId] = useState('');
   const [values, setValues] = useState<Record<string, string>>({});
   const [imageUrl, setImageUrl] = useState('');
-  const variables = useTemplateVariables(templateId || undefined);
+  const variables = useTemplateVariables(projectId, templateId || undefined);
   const send = useSend(projectId);
   const names = useMemo(() => variables.data?.variables ?? [], [variables.data]);
+  const request = { userId, templateId, variables: nestVariables(Object.fromEntries(names.map((n) => [n, values[n] ?? '']))), ...(imageUrl.trim() ? { imageUrl: imageUrl.trim() } : {}) };
+  const { errors, submit } = useSchemaCheck(sendBody, request, send.error);
 
   if (templates.isLoading) return <Loading />;
   if (templates.error) return <ErrorNotice error={templates.error} />;
@@ -34,19 +41,20 @@ export function SendPage() {
           <Card>
             <form
               className="stack"
+              noValidate
               onSubmit={(e) => {
                 e.preventDefault();
-                send.mutate({ userId: userId.trim(), templateId, variables: nestVariables(Object.fromEntries(names.map((n) => [n, values[n] ?? '']))), ...(imageUrl.trim() ? { imageUrl: imageUrl.trim() } : {}) });
+                submit((body) => send.mutate(body));
               }}
             >
               <div className="grid-2">
-                <SelectField label="Template" required value={templateId} onChange={(e) => { setTemplateId(e.target.value); send.reset(); }}>
+                <SelectField label="Template" required error={errors.templateId} value={templateId} onChange={(e) => { setTemplateId(e.target.value); send.reset(); }}>
                   <option value="">Choose a template…</option>
                   {list.map((t) => (
                     <option key={t.id} value={t.id}>{t.name}</option>
                   ))}
                 </SelectField>
-                <TextField label="User id" required value={userId} onChange={(e) => setUserId(e.target.value)} hint="All of this user's registered devices receive it." />
+                <TextField label="User id" required value={userId} onChange={(e) => setUserId(e.target.value)} error={errors.userId} hint="All of this user's registered devices receive it." />
               </div>
               {templateId && variables.isLoading && <Loading label="Reading the template's variables…" />}
               <ErrorNotice error={variables.error} />
@@ -55,12 +63,12 @@ export function SendPage() {
                   <legend>Variables</legend>
                   <div className="grid-2">
                     {names.map((n) => (
-                      <TextField key={n} label={n} required value={values[n] ?? ''} onChange={(e) => setValues({ ...values, [n]: e.target.value })} />
+                      <TextField key={n} label={n} value={values[n] ?? ''} onChange={(e) => setValues({ ...values, [n]: e.target.value })} />
                     ))}
                   </div>
                 </fieldset>
               )}
-              <TextField label="Image URL (optional)" type="url" value={imageUrl} onChange={(e) => setImageUrl(e.target.value)} placeholder="https://…" />
+              <TextField label="Image URL (optional)" type="url" value={imageUrl} onChange={(e) => setImageUrl(e.target.value)} error={errors.imageUrl} placeholder="https://…" />
               <ErrorNotice error={send.error} />
               <div>
                 <Button variant="primary" type="submit" disabled={!templateId || send.isPending}>

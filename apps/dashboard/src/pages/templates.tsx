@@ -1,8 +1,18 @@
+import { createTemplateBody, updateTemplateBody } from '@herald/schemas';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { exportTemplates, useCreateTemplate, useDeleteTemplate, useImportTemplates, usePreview, useTemplate, useTemplates, useUpdateTemplate, type Schemas } from '../api/hooks';
 import { useProjectContext } from '../components/layout';
-import { Button, Card, ConfirmButton, EmptyState, ErrorNotice, formatDate, Loading, Modal, Notice, PageHeader, Pagination, TextArea, TextField } from '../components/ui';
+import { Button } from '../components/ui/button';
+import { ConfirmButton } from '../components/ui/confirm-button';
+import { DataTable, type Column } from '../components/ui/data-table';
+import { FileField, TextArea, TextField } from '../components/ui/fields';
+import { FormDialog } from '../components/ui/form-dialog';
+import { formatDate } from '../components/ui/format';
+import { Card, PageHeader } from '../components/ui/layout';
+import { EmptyState, ErrorNotice, Loading, Notice } from '../components/ui/notices';
+import { Pagination } from '../components/ui/pagination';
+import { useSchemaCheck } from '../lib/schema-form';
 import { useDebounced } from '../lib/use-debounced';
 import { detectVariables, nestVariables } from '../lib/variables';
 
@@ -28,6 +38,11 @@ export function TemplatesPage() {
       New template
     </Link>
   );
+  const columns: Column<Schemas['Template']>[] = [
+    { header: 'Name', cell: (t) => <Link className="cell-main" to={`/p/${projectId}/templates/${t.id}`}>{t.name}</Link> },
+    { header: 'Title', className: 'truncate', cell: (t) => t.title },
+    { header: 'Updated', hideOnPhone: true, className: 'muted', cell: (t) => formatDate(t.updatedAt) },
+  ];
   return (
     <>
       <PageHeader
@@ -43,90 +58,63 @@ export function TemplatesPage() {
       />
       <ErrorNotice error={exportError} />
       <Card bodyless>
-        {templates.isLoading ? (
-          <Loading />
-        ) : templates.error ? (
-          <div className="card-body"><ErrorNotice error={templates.error} /></div>
-        ) : !templates.data?.data.length ? (
-          <EmptyState title="No templates yet" action={newLink}>
-            Create a template to send your first notification, or import the export file of another project.
-          </EmptyState>
-        ) : (
-          <>
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th>Name</th>
-                    <th>Title</th>
-                    <th className="hide-sm">Updated</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {templates.data.data.map((t) => (
-                    <tr key={t.id}>
-                      <td><Link className="cell-main" to={`/p/${projectId}/templates/${t.id}`}>{t.name}</Link></td>
-                      <td className="truncate">{t.title}</td>
-                      <td className="hide-sm muted">{formatDate(t.updatedAt)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <Pagination page={page} totalPages={templates.data.meta.totalPages} total={templates.data.meta.total} onPage={setPage} noun="templates" />
-          </>
-        )}
+        <DataTable
+          label="Templates"
+          columns={columns}
+          rows={templates.data?.data}
+          rowKey={(t) => t.id}
+          loading={templates.isLoading}
+          error={templates.error}
+          footer={templates.data && <Pagination page={page} totalPages={templates.data.meta.totalPages} total={templates.data.meta.total} onPage={setPage} noun="templates" />}
+          empty={
+            <EmptyState title="No templates yet" action={newLink}>
+              Create a template to send your first notification, or import the export file of another project.
+            </EmptyState>
+          }
+        />
       </Card>
     </>
   );
 }
 
 function ImportTemplates({ projectId }: { projectId: string }) {
-  const [open, setOpen] = useState(false);
   const [file, setFile] = useState<File | null>(null);
   const [mode, setMode] = useState<'skip' | 'overwrite'>('skip');
   const run = useImportTemplates(projectId);
   return (
-    <>
-      <Button onClick={() => setOpen(true)}>Import</Button>
-      <Modal open={open} onOpenChange={(o) => { setOpen(o); if (!o) { run.reset(); setFile(null); } }} title="Import templates" description="Upload a file exported from a Herald project. Its ids are ignored: templates are matched by name.">
-        {run.data ? (
+    <FormDialog
+      trigger="Import"
+      triggerVariant="secondary"
+      title="Import templates"
+      description="Upload a file exported from a Herald project. Its ids are ignored: templates are matched by name."
+      submitLabel="Import"
+      request={run}
+      canSubmit={!!file}
+      onSubmit={() => file && run.mutate({ file, mode })}
+      onClose={() => setFile(null)}
+      result={
+        run.data &&
+        ((close) => (
           <div className="stack">
             <Notice kind="success">
               {run.data.imported} imported, {run.data.updated} updated, {run.data.skipped} skipped.
             </Notice>
             <div className="dialog-actions">
-              <Button variant="primary" onClick={() => setOpen(false)}>Done</Button>
+              <Button variant="primary" onClick={close}>Done</Button>
             </div>
           </div>
-        ) : (
-          <form
-            className="stack"
-            onSubmit={(e) => {
-              e.preventDefault();
-              if (file) run.mutate({ file, mode });
-            }}
-          >
-            <div className="field">
-              <label htmlFor="import-file">Export file (.json)</label>
-              <input id="import-file" type="file" accept="application/json,.json" required onChange={(e) => setFile(e.target.files?.[0] ?? null)} />
-            </div>
-            <fieldset>
-              <legend>When a template with the same name exists</legend>
-              <div className="radio-row">
-                <label><input type="radio" name="mode" checked={mode === 'skip'} onChange={() => setMode('skip')} /> Keep it (skip)</label>
-                <label><input type="radio" name="mode" checked={mode === 'overwrite'} onChange={() => setMode('overwrite')} /> Replace it (overwrite)</label>
-              </div>
-            </fieldset>
-            <ErrorNotice error={run.error} />
-            <div className="dialog-actions">
-              <Button onClick={() => setOpen(false)}>Cancel</Button>
-              <Button variant="primary" type="submit" disabled={!file || run.isPending}>Import</Button>
-            </div>
-          </form>
-        )}
-      </Modal>
-    </>
+        ))
+      }
+    >
+      <FileField label="Export file (.json)" accept="application/json,.json" required onChange={(e) => setFile(e.target.files?.[0] ?? null)} />
+      <fieldset>
+        <legend>When a template with the same name exists</legend>
+        <div className="radio-row">
+          <label><input type="radio" name="mode" checked={mode === 'skip'} onChange={() => setMode('skip')} /> Keep it (skip)</label>
+          <label><input type="radio" name="mode" checked={mode === 'overwrite'} onChange={() => setMode('overwrite')} /> Replace it (overwrite)</label>
+        </div>
+      </fieldset>
+    </FormDialog>
   );
 }
 
@@ -153,7 +141,7 @@ export function TemplateEditorPage() {
   const { projectId } = useProjectContext();
   const { templateId } = useParams();
   const navigate = useNavigate();
-  const template = useTemplate(templateId);
+  const template = useTemplate(projectId, templateId);
   const create = useCreateTemplate(projectId);
   const update = useUpdateTemplate(projectId, templateId ?? '');
   const remove = useDeleteTemplate(projectId);
@@ -173,15 +161,18 @@ export function TemplateEditorPage() {
   const sampleVars = useDebounced(useMemo(() => nestVariables(Object.fromEntries(variables.map((v) => [v, samples[v] ?? '']))), [variables, samples]));
   const preview = usePreview(projectId, templateId, sampleVars);
   const save = templateId ? update : create;
+  const content = { name: draft.name, title: draft.title, body: draft.body, data: data.ok ? (data.value ?? {}) : undefined };
+  const checkCreate = useSchemaCheck(createTemplateBody, { projectId, ...content }, create.error);
+  const checkUpdate = useSchemaCheck(updateTemplateBody, content, update.error);
+  const { errors } = templateId ? checkUpdate : checkCreate;
 
   if (templateId && template.isLoading) return <Loading />;
   if (templateId && template.error) return <ErrorNotice error={template.error} />;
 
   const submit = () => {
     if (!data.ok) return;
-    const body = { name: draft.name.trim(), title: draft.title, body: draft.body, data: data.value ?? {} };
-    if (templateId) update.mutate(body);
-    else create.mutate(body, { onSuccess: (t) => navigate(`/p/${projectId}/templates/${t.id}`, { replace: true }) });
+    if (templateId) checkUpdate.submit((body) => update.mutate(body));
+    else checkCreate.submit((body) => create.mutate(body, { onSuccess: (t) => navigate(`/p/${projectId}/templates/${t.id}`, { replace: true }) }));
   };
   const set = (k: keyof Draft) => (e: { target: { value: string } }) => setDraft({ ...draft, [k]: e.target.value });
 
@@ -207,15 +198,16 @@ export function TemplateEditorPage() {
         <Card title="Content">
           <form
             className="stack"
+            noValidate
             onSubmit={(e) => {
               e.preventDefault();
               submit();
             }}
           >
-            <TextField label="Name" required maxLength={200} hint="Unique in the project; your backend sends by the template's id." value={draft.name} onChange={set('name')} />
-            <TextField label="Title" required value={draft.title} onChange={set('title')} placeholder="Hello {{name}}" />
-            <TextArea label="Body" required rows={4} value={draft.body} onChange={set('body')} placeholder="You have {{count}} new messages" />
-            <TextArea label="Data (optional JSON object)" className="mono" rows={4} value={draft.data} onChange={set('data')} placeholder='{"screen": "inbox"}' error={data.ok ? undefined : data.error} hint="Sent to the app with every notification of this template." />
+            <TextField label="Name" required maxLength={200} hint="Unique in the project; your backend sends by the template's id." value={draft.name} onChange={set('name')} error={errors.name} />
+            <TextField label="Title" required value={draft.title} onChange={set('title')} placeholder="Hello {{name}}" error={errors.title} />
+            <TextArea label="Body" required rows={4} value={draft.body} onChange={set('body')} placeholder="You have {{count}} new messages" error={errors.body} />
+            <TextArea label="Data (optional JSON object)" className="mono" rows={4} value={draft.data} onChange={set('data')} placeholder='{"screen": "inbox"}' error={data.ok ? errors.data : data.error} hint="Sent to the app with every notification of this template." />
             <div className="stack-sm">
               <span className="label">Variables</span>
               {variables.length ? (

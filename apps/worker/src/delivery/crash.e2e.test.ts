@@ -1,4 +1,4 @@
-import { deliverJob, retryJob, sharedDeliverJobId } from '@herald/core';
+import { retryJobFor, sharedDeliverJobFor, sharedDeliverJobId } from '@herald/core';
 import { unique } from '../../../../test/harness';
 import { startPipeline, type Pipeline } from '../../../../test/pipeline';
 
@@ -117,7 +117,8 @@ async function copyWhileSending(slowMs: number, users: number, workerEnv: Record
   await meanwhile?.(notificationId);
   const pending = await p.h.db.delivery.findMany({ where: { notificationId, status: 'pending' }, select: { id: true } });
   expect(pending.length).toBeGreaterThan(0);
-  await p.h.container.queue.add(retryJob.name, { notificationId, deliveryIds: pending.map((r) => r.id) }, retryJob.options);
+  const retry = retryJobFor(notificationId, pending.map((r) => r.id));
+  await p.h.container.queue.add(retry.name, retry.data, retry.opts);
 
   const n = await p.waitForNotification(t.apiKey.key, notificationId, 30_000);
   expect(n.stats).toMatchObject({ devices: users, sent: users, failed: 0 });
@@ -158,7 +159,8 @@ it('a worker killed mid-way through a shared deliver job: its notifications reco
     const n = await p.h.db.notification.create({ data: { projectId: t.project.id, templateId: t.templateId, userIds: [`${prefix}-u${u}`], variables: { name: 'x', count: 1 }, recipients: 1, enqueuedAt: new Date(), jobId } });
     ids.push(n.id);
   }
-  await p.h.container.queue.add(deliverJob.name, { notificationIds: ids }, { ...deliverJob.options, jobId });
+  const job = sharedDeliverJobFor(jobId, ids);
+  await p.h.container.queue.add(job.name, job.data, job.opts);
   const first = await p.startWorker();
 
   const sent = () => p.h.db.notification.findMany({ where: { id: { in: ids }, status: 'completed' }, select: { id: true } });

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { chunk, mergePushOptions, readPushOptions, TemplateRenderError, type CompiledTemplate, type PushOptions } from '@herald/core';
+import { chunk, isFinalStatus, mergePushOptions, readPushOptions, TemplateRenderError, type CompiledTemplate, type PushOptions } from '@herald/core';
 import type { LoadedProvider } from '@herald/db';
 import type { PushProvider, TokenResult } from '@herald/providers';
 import { decide, providerDown, type Attempt, type Decision, type RetryPolicy } from './decide';
@@ -66,8 +66,6 @@ export interface DeliveryWork {
    */
   claimant: string;
 }
-
-const TERMINAL = new Set(['completed', 'partially_failed', 'failed', 'canceled']);
 
 /** The rendered notification of each user's messages: personalised bulk renders once per distinct variable set. */
 type Renderings = (userId: string) => RenderedNotification;
@@ -170,7 +168,7 @@ export class DeliveryService {
       log().warn('job for an unknown notification; nothing to deliver');
       return;
     }
-    if (TERMINAL.has(n.status)) return;
+    if (isFinalStatus(n.status)) return;
     // A scheduled notification's time has come: it starts like a queued one, unless it was canceled.
     if (n.status === 'scheduled') {
       if (!(await this.deps.repository.start(n.id))) return;

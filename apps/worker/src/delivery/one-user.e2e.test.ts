@@ -1,4 +1,4 @@
-import { deliverJob, deliverJobId } from '@herald/core';
+import { deliverJobFor, deliverJobId } from '@herald/core';
 import { unique } from '../../../../test/harness';
 import { startPipeline, type Pipeline } from '../../../../test/pipeline';
 
@@ -116,7 +116,8 @@ it('a notification that cannot be rendered fails with the reason and is never qu
   const n = await p.h.db.notification.create({
     data: { projectId: t.project.id, templateId: t.templateId, userIds: [userId], variables: { name: { toString: 'x' }, count: 1 }, recipients: 1, enqueuedAt: new Date() },
   });
-  await p.h.container.queue.add(deliverJob.name, { notificationId: n.id }, { ...deliverJob.options, jobId: deliverJobId(n.id) });
+  const deliver = deliverJobFor(n.id);
+  await p.h.container.queue.add(deliver.name, deliver.data, deliver.opts);
 
   const final = await p.waitForNotification(t.apiKey.key, n.id);
   expect(final.status).toBe('failed');

@@ -1,8 +1,8 @@
 import { createTemplateCompiler } from '@herald/core';
 import { loadProviderCredentials, sqlPool } from '@herald/db';
+import { ProjectReads } from '@herald/project-state';
 import { serviceAccount, startPipeline, type Pipeline } from '../../../../test/pipeline';
 import { ProjectContexts } from './project-context';
-import { DeliveryRepository } from './repository';
 
 let p: Pipeline;
 beforeAll(async () => {
@@ -15,7 +15,7 @@ function contexts(prepared: string[], prepare = (provider: { id: string }) => vo
   return new ProjectContexts({
     redis: p.h.container.redis,
     prefix: p.queuePrefix,
-    repository: new DeliveryRepository(sqlPool(p.h.db), 30_000),
+    reads: new ProjectReads(sqlPool(p.h.db)),
     loadProviders: (projectId) => loadProviderCredentials(p.h.db, p.h.config.encryption, projectId),
     compile: (source) => compiler.compile(source),
     prepare,

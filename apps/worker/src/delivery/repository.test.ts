@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sqlPool } from '@herald/db';
 import { startApi, type Harness } from '../../../../test/harness';
 import { tenant } from '../../../../test/fixtures';
-import { arrayLiteral, DeliveryRepository } from './repository';
+import { DeliveryRepository } from './repository';
 
 let h: Harness;
 let repository: DeliveryRepository;
@@ -67,17 +67,5 @@ describe('Delivery rows', () => {
     );
     expect(written.size).toBe(60);
     expect(await pages()).toEqual(before);
-  });
-});
-
-describe('arrayLiteral', () => {
-  it('passes uuids, integers, words and nulls as Postgres reads them back', async () => {
-    const ids = [randomUUID(), null, randomUUID()];
-    expect(arrayLiteral(ids)).toBe(`{${ids[0]},NULL,${ids[2]}}`);
-    const { rows } = await sqlPool(h.db).query<{ ids: (string | null)[]; n: (number | null)[]; kinds: string[]; none: string[] }>(
-      'SELECT $1::uuid[] AS "ids", $2::int[] AS "n", $3::text[] AS "kinds", $4::uuid[] AS "none"',
-      [arrayLiteral(ids), arrayLiteral([3, null, 0]), arrayLiteral(['sent', 'failover']), arrayLiteral([])],
-    );
-    expect(rows[0]).toEqual({ ids, n: [3, null, 0], kinds: ['sent', 'failover'], none: [] });
   });
 });

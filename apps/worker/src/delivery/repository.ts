@@ -1,12 +1,12 @@
 import type { Pool } from 'pg';
-import type { PushOptions } from '@herald/core';
-import { sqlState } from '@herald/db';
+import type { DeliveredStatus, PushOptions } from '@herald/core';
+import { arrayLiteral, finalStatus, query, write } from './sql';
 
 /**
- * Every SQL statement of delivery, each written for many notifications at once: the worker gathers
- * the notifications that reach the same step in the same moment and runs the step once for all of
- * them (see `GroupCommit`). Through node-postgres directly: these statements run for every
- * notification, and Prisma's own work per query cost as much CPU as the statements themselves.
+ * The statements of delivery's steps (docs/delivery.md: load, plan, claim, record), each written for
+ * many notifications at once: the worker gathers the notifications that reach the same step in the
+ * same moment and runs the step once for all of them (see `GroupCommit`). The sweeper's statements
+ * are in maintenance/lost-work.ts; what delivery reads about a project, in packages/project-state.
  */
 
 /** A notification as delivery reads it. */
@@ -56,7 +56,7 @@ export type Outcome =
   | { kind: 'retry'; deliveryId: string; providerConfigId: string; attempts: number; delayMs: number; error: string }
   | { kind: 'failover'; deliveryId: string; providerConfigId: string; error: string };
 
-export type FinalStatus = 'completed' | 'partially_failed' | 'failed';
+export type FinalStatus = DeliveredStatus;
 
 /** A notification that reached its final status in a statement: reported exactly once. */
 export interface Finished {
@@ -65,19 +65,6 @@ export interface Finished {
   status: FinalStatus;
 }
 
-
-/**
- * An array parameter of uuids, integers or fixed words as Postgres' array literal, `{a,b,NULL}`: such
- * elements need no quoting, and node-postgres quotes and escapes every element of an array with two
- * regular expressions, which at thousands of ids a second cost the worker more than building the
- * statement. (Free text — claimants, provider message ids, errors — still goes through node-postgres.)
- */
-export function arrayLiteral(values: readonly (string | number | null)[]): string {
-  return `{${(values.includes(null) ? values.map((v) => v ?? 'NULL') : values).join(',')}}`;
-}
-
-/** The final status from the counters, once nothing is pending (SQL over the row `n` after `+ sent`). */
-const finalStatus = (sent: string) => `(CASE WHEN ${sent} = 0 THEN 'failed' WHEN ${sent} >= n."devices" THEN 'completed' ELSE 'partially_failed' END)::"NotificationStatus"`;
 
 /** A pending row asked for by a job: claimed for it, held by another job that is sending it, or not pending any more. */
 export type Claimed = DeliveryRow | 'held' | null;
@@ -94,7 +81,7 @@ export class DeliveryRepository {
 
   /** The notifications (those that exist). */
   async load(ids: readonly string[]): Promise<NotificationRow[]> {
-    const { rows } = await this.query<NotificationRow>('herald_load',
+    const { rows } = await query<NotificationRow>(this.pool, 'herald_load',
       `SELECT "id", "projectId", "templateId", "variables", "data", "imageUrl", "status"::text AS "status", cardinality("userIds") AS "recipients",
          "options", "dataOnly", "dryRun", "recipientVariables"
        FROM "Notification" WHERE "id" = ANY($1::uuid[])`,
@@ -112,7 +99,7 @@ export class DeliveryRepository {
    * Returns the rows created, with their device, and the notifications that finished.
    */
   async plan(items: readonly { notificationId: string; claimant: string }[]): Promise<{ rows: DeliveryRow[]; finished: Finished[] }> {
-    const { rows } = await this.write<{ kind: string; id: string; notificationId: string; userId: string | null; deviceId: string | null; deviceToken: string | null; platform: string | null; projectId: string | null; status: string | null }>('herald_plan',
+    const { rows } = await write<{ kind: string; id: string; notificationId: string; userId: string | null; deviceId: string | null; deviceToken: string | null; platform: string | null; projectId: string | null; status: string | null }>(this.pool, 'herald_plan',
       `WITH input AS (
          SELECT * FROM unnest($1::uuid[], $2::text[]) AS i("id", "claimant")
        ), target AS (
@@ -174,8 +161,7 @@ export class DeliveryRepository {
    * sends a row at a time. A row no longer pending is answered null.
    */
   async claim(items: readonly { deliveryId: string; claimant: string }[]): Promise<Claimed[]> {
-    const { rows } = await this.write<DeliveryRow & { held: boolean }>(
-      'herald_claim',
+    const { rows } = await write<DeliveryRow & { held: boolean }>(this.pool, 'herald_claim',
       `WITH v AS (
          SELECT * FROM unnest($1::uuid[], $2::text[]) AS v("id", "claimant")
        ), taken AS (
@@ -201,8 +187,7 @@ export class DeliveryRepository {
    * are due, to be claimed. Rows with a retry scheduled are left to their retry job.
    */
   async due(notificationId: string): Promise<string[]> {
-    const { rows } = await this.query<{ id: string }>(
-      'herald_due',
+    const { rows } = await query<{ id: string }>(this.pool, 'herald_due',
       `SELECT "id" FROM "Delivery" WHERE "notificationId" = $1::uuid AND "status" = 'pending' AND ("nextAttemptAt" IS NULL OR "nextAttemptAt" <= now())`,
       [notificationId],
     );
@@ -218,8 +203,7 @@ export class DeliveryRepository {
   async renewClaims(held: readonly { claimant: string; ids: readonly string[] }[]): Promise<void> {
     const ids = held.flatMap((h) => h.ids);
     if (!ids.length) return;
-    await this.query(
-      'herald_renewClaims',
+    await query(this.pool, 'herald_renewClaims',
       `UPDATE "Delivery" SET "claimedUntil" = now() + ($3 * interval '1 millisecond')
        WHERE "id" IN (
          SELECT d."id" FROM unnest($1::uuid[], $2::text[]) AS v("id", "claimant")
@@ -258,7 +242,7 @@ export class DeliveryRepository {
       v.delay.push(o.kind === 'retry' ? o.delayMs : null);
       v.device.push(o.kind === 'prune' ? o.deviceId : null);
     }
-    const { rows } = await this.write<{ kind: string; id: string; projectId: string | null; status: string | null }>('herald_record',
+    const { rows } = await write<{ kind: string; id: string; projectId: string | null; status: string | null }>(this.pool, 'herald_record',
       `WITH v AS (
          SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::int[], $8::uuid[])
            AS v("id", "kind", "provider", "mid", "err", "attempts", "delay", "device")
@@ -312,133 +296,14 @@ export class DeliveryRepository {
   }
 
   /**
-   * Notifications still `queued` long after acceptance, or still `scheduled` long after their
-   * `sendAt`: their job may have been lost.
-   */
-  async staleQueued(olderThanMs: number, limit: number): Promise<{ id: string; requeues: number; jobId: string | null }[]> {
-    const { rows } = await this.query<{ id: string; requeues: number; jobId: string | null }>('herald_staleQueued',
-      `SELECT "id", "requeues", "jobId" FROM "Notification"
-       WHERE ("status" = 'queued' AND "createdAt" < now() - ($1 * interval '1 millisecond'))
-          OR ("status" = 'scheduled' AND "sendAt" < now() - ($1 * interval '1 millisecond'))
-       ORDER BY "createdAt" LIMIT $2`,
-      [olderThanMs, limit],
-    );
-    return rows;
-  }
-
-  /**
-   * Pending deliveries whose retry was due long ago (a worker died between scheduling it and adding
-   * its job), or untouched for minutes, by notification, with the notification's re-queue count.
-   */
-  async overdue(limit: number): Promise<{ notificationId: string; requeues: number; ids: string[] }[]> {
-    const { rows } = await this.query<{ notificationId: string; requeues: number; ids: string[] }>('herald_overdue',
-      `SELECT d."notificationId", n."requeues", array_agg(d."id" ORDER BY d."id") AS "ids"
-       FROM "Notification" n JOIN "Delivery" d ON d."notificationId" = n."id" AND d."status" = 'pending'
-       -- Only a notification being processed has pending deliveries: found through its status index, the
-       -- sweep reads the rows of the notifications in flight, not an index over every delivery ever made.
-       WHERE n."status" = 'processing'
-         AND ((d."nextAttemptAt" IS NOT NULL AND d."nextAttemptAt" < now() - interval '60 seconds')
-           OR (d."nextAttemptAt" IS NULL AND d."updatedAt" < now() - interval '5 minutes'))
-       GROUP BY d."notificationId", n."requeues" LIMIT $1`,
-      [limit],
-    );
-    return rows;
-  }
-
-  /**
-   * Counts a re-queue of each notification's lost work, and restarts the clock of its overdue rows, so
-   * that work waiting in a backlog is not queued (and counted) again at every sweep. A notification
-   * queued again has a deliver job of its own from now on (`jobId` null).
-   */
-  async countRequeues(notificationIds: readonly string[]): Promise<void> {
-    if (!notificationIds.length) return;
-    await this.write('herald_countRequeues',
-      `WITH touched AS (
-         UPDATE "Delivery" SET "updatedAt" = now(), "nextAttemptAt" = CASE WHEN "nextAttemptAt" IS NOT NULL THEN now() END
-         WHERE "notificationId" = ANY($1::uuid[]) AND "status" = 'pending'
-           AND (("nextAttemptAt" IS NOT NULL AND "nextAttemptAt" < now() - interval '60 seconds')
-             OR ("nextAttemptAt" IS NULL AND "updatedAt" < now() - interval '5 minutes'))
-       )
-       UPDATE "Notification" SET "requeues" = "requeues" + 1, "jobId" = NULL, "enqueuedAt" = now(), "updatedAt" = now() WHERE "id" = ANY($1::uuid[])`,
-      [notificationIds],
-    );
-  }
-
-  /**
-   * Gives up on notifications whose lost work was queued again too often: their pending deliveries
-   * fail with `error`, and the notifications take their final status (`failed` when nothing was sent).
-   */
-  async abandon(notificationIds: readonly string[], error: string): Promise<Finished[]> {
-    if (!notificationIds.length) return [];
-    const { rows } = await this.write<{ id: string; projectId: string; status: string }>('herald_abandon',
-      `WITH failed AS (
-         UPDATE "Delivery" SET "status" = 'failed', "error" = $2, "nextAttemptAt" = NULL, "updatedAt" = now()
-         WHERE "notificationId" = ANY($1::uuid[]) AND "status" = 'pending'
-         RETURNING "notificationId"
-       ), counts AS (
-         SELECT i AS "id", (SELECT count(*) FROM failed f WHERE f."notificationId" = i)::int AS "failed" FROM unnest($1::uuid[]) AS i
-       )
-       UPDATE "Notification" n SET
-         "failed" = n."failed" + c."failed", "pendingDeliveries" = 0,
-         "status" = ${finalStatus('n."sent"')}, "completedAt" = now(), "updatedAt" = now()
-       FROM counts c WHERE n."id" = c."id" AND n."status" IN ('queued', 'processing')
-       RETURNING n."id", n."projectId", n."status"::text AS "status"`,
-      [notificationIds, error],
-    );
-    return rows.map((r) => ({ notificationId: r.id, projectId: r.projectId, status: r.status as FinalStatus }));
-  }
-
-  /** A template of the project, or null. */
-  async template(projectId: string, templateId: string): Promise<{ id: string; updatedAt: Date; title: string; body: string; data: unknown; options: unknown } | null> {
-    const { rows } = await this.query<{ id: string; updatedAt: Date; title: string; body: string; data: unknown; options: unknown }>(
-      'herald_template',
-      `SELECT "id", "updatedAt", "title", "body", "data", "options" FROM "PushTemplate" WHERE "id" = $1::uuid AND "projectId" = $2::uuid`,
-      [templateId, projectId],
-    );
-    return rows[0] ?? null;
-  }
-
-  /**
    * A scheduled notification whose time has come starts like a queued one; a cancel racing it loses,
    * or wins and this answers false (one conditional update each, so never both).
    */
   async start(notificationId: string): Promise<boolean> {
-    const { rows } = await this.query<{ id: string }>(
-      'herald_start',
+    const { rows } = await query<{ id: string }>(this.pool, 'herald_start',
       `UPDATE "Notification" SET "status" = 'queued', "updatedAt" = now() WHERE "id" = $1::uuid AND "status" = 'scheduled' RETURNING "id"`,
       [notificationId],
     );
     return rows.length > 0;
-  }
-
-  /** The project's push config's `enabled`, or null without a push config. */
-  async pushConfigEnabled(projectId: string): Promise<boolean | null> {
-    const { rows } = await this.query<{ enabled: boolean }>('herald_pushConfigEnabled', `SELECT "enabled" FROM "PushConfig" WHERE "projectId" = $1::uuid`, [projectId]);
-    return rows[0]?.enabled ?? null;
-  }
-
-  /** A named statement: parsed once per connection, not at every call. */
-  private query<R extends object>(name: string, text: string, values: unknown[]): Promise<{ rows: R[] }> {
-    return this.pool.query<R>({ name, text, values });
-  }
-
-  /**
-   * A write statement, run again when Postgres broke a deadlock or a serialization conflict by
-   * aborting it (two workers writing the same notifications' counters in different orders), or when
-   * the connection failed (a busy or restarting database): the messages are sent, and their outcomes
-   * are worth waiting for. Each statement is atomic and only moves rows that are still pending, so
-   * running it again is safe.
-   */
-  private async write<R extends object>(name: string, text: string, values: unknown[]): Promise<{ rows: R[] }> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.query<R>(name, text, values);
-      } catch (err) {
-        const state = sqlState(err);
-        const retryable = state === undefined || state === '40P01' || state === '40001' || state.startsWith('08') || state === '57P01';
-        if (attempt >= 6 || !retryable) throw err;
-        await new Promise((r) => setTimeout(r, 50 * 2 ** attempt * (0.5 + Math.random())));
-      }
-    }
   }
 }

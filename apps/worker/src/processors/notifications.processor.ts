@@ -1,13 +1,14 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { deliverJob, notificationsOf, retryJob, sweepJob } from '@herald/core';
+import { deliverJob, notificationsOf, retentionJob, retryJob, sweepJob } from '@herald/core';
 import type { DeliveryService } from '../delivery/delivery.service';
-import type { Sweeper } from '../sweeper';
+import type { Retention } from '../maintenance/retention';
+import type { Sweeper } from '../maintenance/sweeper';
 
 /** Whom the rows a job sends are claimed for: this run of the job (BullMQ's lock token is one per run). */
 const claimantOf = (job: Job, token: string | undefined) => `job:${job.id ?? job.name}:${token ?? 'run'}`;
 
-/** Parses a job of the notifications queue and hands it to the delivery service (or the sweeper). */
-export function notificationsProcessor(delivery: DeliveryService, sweeper: Sweeper) {
+/** Parses a job of the notifications queue and hands it to the delivery service (or to maintenance). */
+export function notificationsProcessor(delivery: DeliveryService, maintenance: { sweeper: Sweeper; retention: Retention }) {
   return async (job: Job, token?: string) => {
     switch (job.name) {
       case deliverJob.name: {
@@ -28,7 +29,10 @@ export function notificationsProcessor(delivery: DeliveryService, sweeper: Sweep
         return delivery.deliver({ notificationId: data.data.notificationId, deliveryIds: data.data.deliveryIds, claimant: claimantOf(job, token) });
       }
       case sweepJob.name:
-        await sweeper.sweep();
+        await maintenance.sweeper.sweep();
+        return;
+      case retentionJob.name:
+        await maintenance.retention.purge();
         return;
       default:
         throw new UnrecoverableError(`Unknown job ${job.name}`);

@@ -1,21 +1,12 @@
 import { z } from 'zod';
-import { audienceFilter } from '@herald/core';
-import { uuid } from '../../http/uuid';
+import { audienceFilter, uuid } from '@herald/schemas';
 
+// The request bodies, which the dashboard validates with too, are defined in @herald/schemas.
+export { audience, createSegmentBody, updateSegmentBody, type Audience } from '@herald/schemas';
 export { projectQuery } from '../devices/devices.schema';
 
 export const projectParams = z.object({ projectId: uuid('projectId') });
 export const segmentParams = z.object({ projectId: uuid('projectId'), segmentId: uuid('segmentId') });
-
-const name = z.string({ error: 'name must be a string' }).trim().min(1, 'name is required').max(100, 'name is at most 100 characters');
-const description = z.string({ error: 'description must be a string' }).trim().max(500, 'description is at most 500 characters').nullable();
-
-export const createSegmentBody = z.object({ name, description: description.optional(), filter: audienceFilter });
-
-/** Every field optional, at least one: a typo must not answer 200 and change nothing. */
-export const updateSegmentBody = z
-  .object({ name: name.optional(), description: description.optional(), filter: audienceFilter.optional() })
-  .refine((b) => b.name !== undefined || b.description !== undefined || b.filter !== undefined, { error: 'Provide name, description or filter' });
 
 export const segmentResponse = z.object({
   id: z.uuid(),
@@ -26,24 +17,6 @@ export const segmentResponse = z.object({
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 });
-
-/**
- * Who an audience is: a saved segment, a filter, or every device of the project — exactly one.
- * The count takes it, and so will a broadcast.
- */
-export const audience = z
-  .object({
-    segmentId: uuid('segmentId').optional(),
-    filter: audienceFilter.optional(),
-    all: z.literal(true, { error: 'all must be true (or leave it out)' }).optional(),
-  })
-  .superRefine((a, ctx) => {
-    const given = (['segmentId', 'filter', 'all'] as const).filter((k) => a[k] !== undefined);
-    if (given.length !== 1) {
-      ctx.addIssue({ code: 'custom', message: given.length ? `Give only one of ${given.join(', ')}` : 'Provide exactly one of segmentId, filter or all', path: given.length > 1 ? [given[1]] : [], input: a });
-    }
-  });
-export type Audience = z.infer<typeof audience>;
 
 export const audienceCountResponse = z.object({
   devices: z.number().int().describe('Matching devices'),

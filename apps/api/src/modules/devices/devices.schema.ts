@@ -1,42 +1,17 @@
 import { z } from 'zod';
-import { deviceAttributesPatch, tagValue } from '@herald/core';
-import { uuid } from '../../http/uuid';
+import { DEVICE_PLATFORMS, DEVICE_PROVIDERS, tagValue, uuid } from '@herald/schemas';
 
-export const PLATFORMS = ['android', 'ios', 'web'] as const;
-export const PROVIDERS = ['fcm'] as const;
-
-/** The customer's own user id: any non-empty string, as they know it. */
-export const customerUserId = z.string({ error: 'userId must be a string' }).trim().min(1, 'userId is required').max(255, 'userId is too long');
-
-export const deviceToken = z
-  .string({ error: 'deviceToken must be a string' })
-  .trim()
-  .min(1, 'deviceToken is required')
-  .max(4096, 'deviceToken is too long')
-  .regex(/^[\x21-\x7e]+$/, 'deviceToken must be printable ASCII without spaces');
+// The request bodies, which the dashboard validates with too, are defined in @herald/schemas.
+export { customerUserId, registerDeviceBody, unregisterDeviceBody } from '@herald/schemas';
 
 export const projectQuery = z.object({ projectId: uuid('projectId').optional() });
-
-export const registerDeviceBody = z.object({
-  userId: customerUserId,
-  deviceToken,
-  provider: z.enum(PROVIDERS, { error: "provider must be 'fcm'" }),
-  platform: z.enum(PLATFORMS, { error: 'platform must be one of android, ios, web' }),
-  // Optional attributes (docs/audiences.md#device-attributes): tags merge into the stored ones.
-  ...deviceAttributesPatch,
-});
-
-export const unregisterDeviceBody = z.object({
-  deviceToken,
-  provider: z.enum(PROVIDERS, { error: "provider must be 'fcm'" }).default('fcm'),
-});
 
 export const deviceResponse = z.object({
   id: z.uuid(),
   userId: z.string(),
   deviceToken: z.string(),
-  provider: z.enum(PROVIDERS),
-  platform: z.enum(PLATFORMS),
+  provider: z.enum(DEVICE_PROVIDERS),
+  platform: z.enum(DEVICE_PLATFORMS),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   lastSeenAt: z.iso.datetime(),

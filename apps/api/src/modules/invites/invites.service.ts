@@ -1,11 +1,10 @@
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import { AppError, hashSecret, randomToken } from '@herald/core';
 import { isUniqueViolation, Prisma, type Db, type Invite, type Role } from '@herald/db';
 import type { ProjectAccess } from '../../http/access';
 import { inertText, linkMail, type Mailer } from '@herald/mail';
-import { nameSchema, passwordSchema } from '../auth/auth.schema';
 import { toUserResponse, type AuthService } from '../auth/auth.service';
+import { newAccountFields } from './invites.schema';
 
 export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -16,9 +15,6 @@ export const ALREADY_INVITED = 'A pending invite already exists for this email';
 export const NOT_PENDING_RESEND = 'Only pending invites can be resent';
 export const NOT_PENDING_CANCEL = 'Only pending invites can be cancelled';
 export const WRONG_PASSWORD = 'Invalid password';
-
-/** What a new account needs; an existing account only proves its password. */
-const newAccountFields = z.object({ firstName: nameSchema('firstName'), lastName: nameSchema('lastName'), password: passwordSchema });
 
 type InviteRow = Pick<Invite, 'id' | 'email' | 'projectId' | 'role' | 'status' | 'createdAt' | 'expiresAt'>;
 

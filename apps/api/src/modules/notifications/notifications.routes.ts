@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError, mergePushOptions } from '@herald/core';
 import type { ApiContainer } from '../../container';
 import { defineRoute, reply, type RouteDefinition } from '../../http/define-route';
-import { uuid } from '../../http/uuid';
+import { uuid } from '@herald/schemas';
 import { pageResponse } from '../../http/pagination';
 import { perCredential, subjectLimit } from '../../http/rate-limit';
 import { acceptedBulkResponse, acceptedResponse, idempotencyKey, listQuery, notificationResponse, notificationSummary, projectQuery, sendBody, sendBulkBody } from './notifications.schema';

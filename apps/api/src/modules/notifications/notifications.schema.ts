@@ -1,115 +1,16 @@
 import { z } from 'zod';
-import { pushOptionsShape } from '@herald/core';
-import { uuid } from '../../http/uuid';
+import { NOTIFICATION_STATUSES, type PushOptions } from '@herald/core';
+import { uuid } from '@herald/schemas';
 import { paginationQuery } from '../../http/pagination';
-import { customerUserId } from '../devices/devices.schema';
 
-const MAX_DATA_BYTES = 3072;
-const MAX_VARIABLES_BYTES = 64 * 1024;
-
-/** FCM refuses these data keys for the whole message; better a 400 now than a failure per device. */
-const RESERVED_DATA_KEY = /^(from|notification|message_type|collapse_key)$|^(google|gcm)/i;
-
-const jsonBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v ?? {}), 'utf8');
-
-export const dataSchema = z
-  .record(z.string().max(256, 'data keys are at most 256 characters'), z.unknown())
-  .refine((d) => Object.keys(d).every((k) => !RESERVED_DATA_KEY.test(k)), 'data must not use keys reserved by FCM (from, notification, message_type, collapse_key, google*, gcm*)')
-  .refine((d) => jsonBytes(d) <= MAX_DATA_BYTES, `data must be at most ${MAX_DATA_BYTES} bytes as JSON (FCM's whole message is limited to 4 KB)`);
-
-const variablesSchema = z
-  .record(z.string(), z.unknown(), { error: 'variables must be an object of name to value' })
-  .refine((v) => jsonBytes(v) <= MAX_VARIABLES_BYTES, `variables must be at most ${MAX_VARIABLES_BYTES} bytes as JSON`);
-
-const imageUrl = z.url({ protocol: /^https?$/, error: 'imageUrl must be an http(s) URL' }).max(2048, 'imageUrl is too long');
-
-const templateId = uuid('templateId');
-
-/** How far ahead a send may be scheduled. */
-export const MAX_SCHEDULE_DAYS = 30;
-
-/** Beyond the spec's fields, every one optional: FCM's delivery options, data-only, dry runs and scheduling. */
-const sendExtras = {
-  ...Object.fromEntries(Object.entries(pushOptionsShape).map(([k, v]) => [k, v.optional()])) as { [K in keyof typeof pushOptionsShape]: z.ZodOptional<(typeof pushOptionsShape)[K]> },
-  dataOnly: z
-    .boolean({ error: 'dataOnly must be a boolean' })
-    .optional()
-    .describe('Send no notification block: the rendered title and body travel in `data` (`title`, `body`), with `content-available` on iOS, for the app to handle in the background'),
-  dryRun: z
-    .boolean({ error: 'dryRun must be a boolean' })
-    .optional()
-    .describe("Validate every message with FCM (`validate_only`) without delivering it: deliveries end `validated` or with the token's error, and no device is removed"),
-  sendAt: z.iso
-    .datetime({ offset: true, error: 'sendAt must be an ISO 8601 date-time with an offset, e.g. 2026-12-01T09:00:00+01:00' })
-    .optional()
-    .describe(`Deliver at this time (at most ${MAX_SCHEDULE_DAYS} days ahead) instead of now; answered with status \`scheduled\``),
-};
-
-export const sendBody = z.object({
-  userId: customerUserId,
-  templateId,
-  variables: variablesSchema.optional(),
-  imageUrl: imageUrl.optional(),
-  data: dataSchema.optional(),
-  ...sendExtras,
-});
-
-export const MAX_BULK_USERS = 500;
-
-const recipient = z.object(
-  {
-    userId: customerUserId,
-    variables: variablesSchema.optional().describe("This recipient's variables, merged over the shared `variables`"),
-  },
-  { error: 'each recipient must be an object with a userId' },
-);
-
-export const sendBulkBody = z
-  .object({
-    userIds: z
-      .array(customerUserId, { error: 'userIds must be an array of strings' })
-      .min(1, 'userIds must not be empty')
-      .max(MAX_BULK_USERS, `userIds must contain at most ${MAX_BULK_USERS} user ids`)
-      .optional()
-      .describe('The users to send to (required unless `recipients` is given)'),
-    recipients: z
-      .array(recipient, { error: 'recipients must be an array of { userId, variables }' })
-      .min(1, 'recipients must not be empty')
-      .max(MAX_BULK_USERS, `recipients must contain at most ${MAX_BULK_USERS} entries`)
-      .optional()
-      .describe('Personalised bulk, instead of `userIds`: each user with their own variables, merged over the shared `variables`'),
-    templateId,
-    variables: variablesSchema.optional(),
-    imageUrl: imageUrl.optional(),
-    data: dataSchema.optional(),
-    ...sendExtras,
-  })
-  // Checked even when other fields are invalid (`when`), so that a missing userIds is reported beside
-  // them as it always was; the body may then be anything, hence the guards.
-  .superRefine(
-    (body, ctx) => {
-      if (!body || typeof body !== 'object') return;
-      if (body.userIds !== undefined && body.recipients !== undefined) ctx.addIssue({ code: 'custom', path: ['recipients'], message: 'give either userIds or recipients, not both' });
-      if (body.userIds === undefined && body.recipients === undefined) ctx.addIssue({ code: 'custom', path: ['userIds'], message: 'userIds is required (or recipients)' });
-      if (!Array.isArray(body.recipients)) return;
-      const seen = new Map<string, number>();
-      body.recipients.forEach((r, i) => {
-        if (typeof r?.userId !== 'string') return;
-        const first = seen.get(r.userId);
-        if (first !== undefined) ctx.addIssue({ code: 'custom', path: ['recipients', i, 'userId'], message: `duplicate userId (also recipients.${first})` });
-        else seen.set(r.userId, i);
-      });
-    },
-    { when: () => true },
-  );
+// The request bodies, which the dashboard validates with too, are defined in @herald/schemas.
+export { MAX_SCHEDULE_DAYS, sendBody, sendBulkBody } from '@herald/schemas';
 
 export const projectQuery = z.object({ projectId: uuid('projectId').optional() });
 
 export const listQuery = z.object({ projectId: uuid('projectId').optional(), ...paginationQuery });
 
 export const idempotencyKey = z.string().min(1).max(255, 'Idempotency-Key must be at most 255 characters');
-
-export const STATUSES = ['queued', 'processing', 'completed', 'partially_failed', 'failed', 'scheduled', 'canceled'] as const;
 
 export const acceptedResponse = z.object({
   notificationId: z.uuid(),
@@ -128,7 +29,7 @@ const stats = z.object({
 
 export const notificationSummary = z.object({
   id: z.uuid(),
-  status: z.enum(STATUSES),
+  status: z.enum(NOTIFICATION_STATUSES),
   templateId: z.uuid(),
   createdAt: z.iso.datetime(),
   completedAt: z.iso.datetime().nullable(),
@@ -150,3 +51,28 @@ export const notificationResponse = notificationSummary.extend({
     }),
   ),
 });
+
+/** One user of a send; with personalised bulk, with their own variables. */
+export interface Recipient {
+  userId: string;
+  variables?: Record<string, unknown>;
+}
+
+/** A send as the service takes it, from either send route's body. */
+export interface SendInput {
+  recipients: Recipient[];
+  templateId: string;
+  /** Shared by every recipient; a recipient's own variables are merged over them. */
+  variables?: Record<string, unknown>;
+  imageUrl?: string;
+  data?: Record<string, unknown>;
+  /** The send's own options; the template's defaults are merged under them when delivering. */
+  options: PushOptions;
+  dataOnly?: boolean;
+  dryRun?: boolean;
+  /** ISO 8601 with offset: deliver then. */
+  sendAt?: string;
+  bulk: boolean;
+  /** Sent with `recipients` (personalised bulk): missing variables are reported per recipient. */
+  personalised: boolean;
+}

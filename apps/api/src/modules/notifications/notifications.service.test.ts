@@ -1,10 +1,10 @@
 import { Queue } from 'bullmq';
 import { AppError, deliverJob, deliverJobId, NOTIFICATIONS_QUEUE } from '@herald/core';
 import { closeDb, createDb, sqlPool } from '@herald/db';
+import { ProjectReads } from '@herald/project-state';
 import { startApi, type Harness } from '../../../../../test/harness';
 import { tenant } from '../../../../../test/fixtures';
 import { startRedis } from '../../../../../test/services';
-import { postgresLoaders } from '../../project-cache/loaders';
 import { ProjectSnapshot } from '../../project-cache/project-cache';
 import { createRedis } from '../../redis';
 import { NotificationService } from './notifications.service';
@@ -25,7 +25,7 @@ async function ready() {
   await h.db.pushConfig.create({ data: { projectId: t.project.id, enabled: true } });
   await h.db.providerConfig.create({ data: { projectId: t.project.id, provider: 'fcm', name: 'fcm', priority: 1, config: {}, secrets: 'sealed', keyId: 'k' } });
   const template = await h.db.pushTemplate.create({ data: { projectId: t.project.id, name: 'greeting', title: 'Hi {{name}}', body: 'Hello' } });
-  return { projectId: t.project.id, templateId: template.id, snapshot: new ProjectSnapshot(t.project.id, 'test', postgresLoaders(h.db)) };
+  return { projectId: t.project.id, templateId: template.id, snapshot: new ProjectSnapshot(t.project.id, 'test', new ProjectReads(sqlPool(h.db))) };
 }
 
 const input = (templateId: string, userId = 'user-1') => ({ recipients: [{ userId }], templateId, variables: { name: 'Ada' }, options: {}, bulk: false, personalised: false });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { uuid } from '../../http/uuid';
+import { uuid } from '@herald/schemas';
 
 export const projectParams = z.object({ projectId: uuid('projectId') });
 

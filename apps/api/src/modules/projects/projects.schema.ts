@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { uuid } from '../../http/uuid';
+import { uuid } from '@herald/schemas';
+
+// The request bodies, which the dashboard validates with too, are defined in @herald/schemas.
+export { createProjectBody } from '@herald/schemas';
 
 const roleEnum = z.enum(['team_member', 'project_admin']);
-
-export const projectName = z.string({ error: 'name must be a string' }).trim().min(1, 'name is required').max(200, 'name is too long');
-
-export const createProjectBody = z.object({ name: projectName });
 
 export const projectParams = z.object({ projectId: uuid('projectId') });
 

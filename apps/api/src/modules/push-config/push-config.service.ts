@@ -54,7 +54,7 @@ export const toProviderResponse = (p: ProviderRow) => ({
   updatedAt: p.updatedAt.toISOString(),
 });
 
-/** Credential issues as the contract's validation error, under `config.` (the input is never echoed). */
+/** Credential issues as a validation error (docs/api.md#errors), under `config.` (the input is never echoed). */
 function credentialsOrThrow(result: CredentialsResult): ProviderCredentials {
   if (result.success) return result.credentials;
   const details = result.issues.map((i) => ({ path: i.path ? `config.${i.path}` : 'config', message: i.message }));

@@ -20,7 +20,7 @@ const upload = multer({
 /** A 400 about the upload's file part, with the part named in `details` as a validation error's field is. */
 const fileError = (message: string) => AppError.badRequest(message, [{ path: FILE_FIELD, message }]);
 
-/** Multer's errors in the contract's terms: an oversized file is 413, everything else malformed is 400. */
+/** Multer's errors as docs/api.md#errors has them: an oversized file is 413, everything else malformed is 400. */
 function translate(err: unknown): AppError {
   if (err instanceof AppError) return err;
   if (err instanceof multer.MulterError) {

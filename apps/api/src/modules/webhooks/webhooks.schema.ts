@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '@herald/core';
-import { uuid } from '../../http/uuid';
+import { uuid } from '@herald/schemas';
 import { paginationQuery } from '../../http/pagination';
 
 export const projectParams = z.object({ projectId: uuid('projectId') });

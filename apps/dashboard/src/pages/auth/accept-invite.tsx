@@ -1,8 +1,12 @@
+import { acceptInviteBody, newAccountFields } from '@herald/schemas';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { call, publicApi, session } from '../../api/client';
-import { Button, ErrorNotice, Notice, TextField } from '../../components/ui';
+import { Button } from '../../components/ui/button';
+import { TextField } from '../../components/ui/fields';
+import { ErrorNotice, Notice } from '../../components/ui/notices';
+import { useSchemaCheck } from '../../lib/schema-form';
 import { AuthLayout } from './auth-layout';
 
 /** The invite e-mail's link: /accept-invite?token=… New users create their account here; existing users confirm with their password. */
@@ -15,13 +19,18 @@ export function AcceptInvitePage() {
   const [form, setForm] = useState({ firstName: '', lastName: '', password: '' });
   const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
   const accept = useMutation({
-    mutationFn: () => call(publicApi.POST('/projects/accept-invite', { body: hasAccount ? { token, password: form.password } : { token, ...form } })),
+    mutationFn: (body: { token: string; password: string; firstName?: string; lastName?: string }) => call(publicApi.POST('/projects/accept-invite', { body })),
     onSuccess: (r) => {
       qc.clear();
       session.start({ accessToken: r.accessToken, refreshToken: r.refreshToken, expiresIn: r.expiresIn });
       navigate(`/p/${r.projectId}`, { replace: true });
     },
   });
+  // Names and the signup password rules apply only to a new account (the API checks them the same way).
+  const request = hasAccount ? { token, password: form.password } : { token, ...form };
+  const body = useSchemaCheck(acceptInviteBody, request, accept.error);
+  const account = useSchemaCheck(newAccountFields, form, accept.error);
+  const errors = { ...body.errors, ...(hasAccount ? {} : account.errors) };
   if (!token) {
     return (
       <AuthLayout title="Join a project">
@@ -44,15 +53,17 @@ export function AcceptInvitePage() {
       </fieldset>
       <form
         className="stack"
+        noValidate
         onSubmit={(e) => {
           e.preventDefault();
-          accept.mutate();
+          if (hasAccount) body.submit(({ token, password }) => accept.mutate({ token, password }));
+          else account.submit((names) => body.submit(({ token }) => accept.mutate({ token, ...names })));
         }}
       >
         {!hasAccount && (
           <div className="grid-2">
-            <TextField label="First name" autoComplete="given-name" required value={form.firstName} onChange={set('firstName')} />
-            <TextField label="Last name" autoComplete="family-name" required value={form.lastName} onChange={set('lastName')} />
+            <TextField label="First name" autoComplete="given-name" required value={form.firstName} onChange={set('firstName')} error={errors.firstName} />
+            <TextField label="Last name" autoComplete="family-name" required value={form.lastName} onChange={set('lastName')} error={errors.lastName} />
           </div>
         )}
         <TextField
@@ -64,6 +75,7 @@ export function AcceptInvitePage() {
           hint={hasAccount ? 'The password of the account the invitation was sent to.' : 'At least 8 characters.'}
           value={form.password}
           onChange={set('password')}
+          error={errors.password}
         />
         <ErrorNotice error={accept.error} />
         <Button variant="primary" type="submit" disabled={accept.isPending}>

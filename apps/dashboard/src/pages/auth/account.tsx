@@ -1,20 +1,24 @@
-import { useState } from 'react';
+import { changePasswordBody } from '@herald/schemas';
 import { useMutation } from '@tanstack/react-query';
 import { api, call } from '../../api/client';
 import { useMe } from '../../api/hooks';
+import { Button } from '../../components/ui/button';
+import { TextField } from '../../components/ui/fields';
+import { Card, PageHeader } from '../../components/ui/layout';
+import { ErrorNotice, Loading, Notice } from '../../components/ui/notices';
+import { useSchemaForm } from '../../lib/schema-form';
 import { signIn } from './sign-in';
-import { Button, Card, ErrorNotice, Loading, Notice, PageHeader, TextField } from '../../components/ui';
 
 export function AccountPage() {
   const me = useMe();
-  const [form, setForm] = useState({ currentPassword: '', newPassword: '' });
   // A password change ends every session of the account, this one included: sign in again with the new password.
   const change = useMutation({
-    mutationFn: async (body: typeof form) => {
+    mutationFn: async (body: { currentPassword: string; newPassword: string }) => {
       await call(api.POST('/auth/change-password', { body }));
       await signIn(me.data!.email, body.newPassword);
     },
   });
+  const form = useSchemaForm(changePasswordBody, { currentPassword: '', newPassword: '' }, change.error);
   return (
     <main className="main narrow" id="main">
       <PageHeader title="Your account" />
@@ -46,13 +50,14 @@ export function AccountPage() {
         <Card title="Change password" description="Other devices are signed out when the password changes.">
           <form
             className="stack"
+            noValidate
             onSubmit={(e) => {
               e.preventDefault();
-              change.mutate(form, { onSuccess: () => setForm({ currentPassword: '', newPassword: '' }) });
+              form.submit((body) => change.mutate(body, { onSuccess: () => form.reset() }));
             }}
           >
-            <TextField label="Current password" type="password" autoComplete="current-password" required value={form.currentPassword} onChange={(e) => setForm({ ...form, currentPassword: e.target.value })} />
-            <TextField label="New password" type="password" autoComplete="new-password" required minLength={8} hint="At least 8 characters." value={form.newPassword} onChange={(e) => setForm({ ...form, newPassword: e.target.value })} />
+            <TextField label="Current password" type="password" autoComplete="current-password" required {...form.field('currentPassword')} />
+            <TextField label="New password" type="password" autoComplete="new-password" required minLength={8} hint="At least 8 characters." {...form.field('newPassword')} />
             <ErrorNotice error={change.error} />
             {change.isSuccess && <Notice kind="success">Your password has been changed.</Notice>}
             <div>

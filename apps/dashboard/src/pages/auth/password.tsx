@@ -1,26 +1,31 @@
+import { requestResetBody, resetPasswordBody } from '@herald/schemas';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { call, publicApi } from '../../api/client';
-import { Button, ErrorNotice, Notice, TextField } from '../../components/ui';
+import { Button } from '../../components/ui/button';
+import { TextField } from '../../components/ui/fields';
+import { ErrorNotice, Notice } from '../../components/ui/notices';
+import { useSchemaForm } from '../../lib/schema-form';
 import { AuthLayout } from './auth-layout';
 
 export function ForgotPasswordPage() {
-  const [email, setEmail] = useState('');
-  const request = useMutation({ mutationFn: () => call(publicApi.POST('/auth/request-password-reset', { body: { email } })) });
+  const request = useMutation({ mutationFn: (body: { email: string }) => call(publicApi.POST('/auth/request-password-reset', { body })) });
+  const form = useSchemaForm(requestResetBody, { email: '' }, request.error);
   return (
     <AuthLayout title="Reset your password" lead="We will e-mail you a link to choose a new password." foot={<Link to="/signin">Back to sign in</Link>}>
       {request.isSuccess ? (
-        <Notice kind="success">If an account exists for {email}, a reset link is on its way. The link is valid for one hour.</Notice>
+        <Notice kind="success">If an account exists for {request.variables.email}, a reset link is on its way. The link is valid for one hour.</Notice>
       ) : (
         <form
           className="stack"
+          noValidate
           onSubmit={(e) => {
             e.preventDefault();
-            request.mutate();
+            form.submit((body) => request.mutate(body));
           }}
         >
-          <TextField label="Email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          <TextField label="Email" type="email" autoComplete="email" required {...form.field('email')} />
           <ErrorNotice error={request.error} />
           <Button variant="primary" type="submit" disabled={request.isPending}>
             Send reset link
@@ -36,13 +41,13 @@ export function ResetPasswordPage() {
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const token = params.get('token') ?? '';
-  const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
   const reset = useMutation({
-    mutationFn: () => call(publicApi.POST('/auth/reset-password', { body: { token, newPassword: password } })),
+    mutationFn: (body: { token: string; newPassword: string }) => call(publicApi.POST('/auth/reset-password', { body })),
     onSuccess: () => navigate('/signin?reset=1', { replace: true }),
   });
-  const mismatch = confirm.length > 0 && confirm !== password;
+  const form = useSchemaForm(resetPasswordBody, { token, newPassword: '' }, reset.error);
+  const mismatch = confirm.length > 0 && confirm !== form.values.newPassword;
   return (
     <AuthLayout title="Choose a new password" lead="Signing in again will be needed on every device." foot={<Link to="/signin">Back to sign in</Link>}>
       {!token ? (
@@ -52,12 +57,13 @@ export function ResetPasswordPage() {
       ) : (
         <form
           className="stack"
+          noValidate
           onSubmit={(e) => {
             e.preventDefault();
-            if (!mismatch) reset.mutate();
+            if (!mismatch) form.submit((body) => reset.mutate(body));
           }}
         >
-          <TextField label="New password" type="password" autoComplete="new-password" required minLength={8} hint="At least 8 characters." value={password} onChange={(e) => setPassword(e.target.value)} />
+          <TextField label="New password" type="password" autoComplete="new-password" required minLength={8} hint="At least 8 characters." {...form.field('newPassword')} />
           <TextField label="Repeat the new password" type="password" autoComplete="new-password" required value={confirm} onChange={(e) => setConfirm(e.target.value)} error={mismatch ? 'The passwords differ.' : undefined} />
           <ErrorNotice error={reset.error} />
           {reset.error && (

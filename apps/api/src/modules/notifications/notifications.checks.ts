@@ -1,0 +1,100 @@
+import { AppError, mergePushOptions, pushUnavailableReason, readPushOptions, stringifyData, type ErrorDetail, type RenderedTemplate } from '@herald/core';
+import type { TemplateRow } from '@herald/project-state';
+import { fcmPayloadBytes, FCM_MAX_PAYLOAD_BYTES, toFcmMessage } from '@herald/providers';
+import type { ProjectSnapshot } from '../../project-cache/project-cache';
+import { renderWithin, TEMPLATE_NOT_FOUND } from '../templates/templates.service';
+import { MAX_SCHEDULE_DAYS, type SendInput } from './notifications.schema';
+
+/**
+ * What a send must pass before it is admitted (docs/api.md#sending): its schedule time, then the
+ * project's state (template, push config, providers), its variables and the size of its message.
+ * Each failure is a clear 4xx, and nothing is written or queued.
+ */
+
+const MAX_SCHEDULE_MS = MAX_SCHEDULE_DAYS * 24 * 3600 * 1000;
+
+/** A send's `sendAt`: in the future, at most 30 days ahead. */
+export function scheduleTime(sendAt: string | undefined, now = Date.now()): Date | undefined {
+  if (sendAt === undefined) return undefined;
+  const at = new Date(sendAt);
+  if (at.getTime() <= now) throw AppError.badRequest('sendAt must be in the future', [{ path: 'sendAt', message: 'must be in the future' }]);
+  if (at.getTime() > now + MAX_SCHEDULE_MS) {
+    throw AppError.badRequest(`sendAt must be at most ${MAX_SCHEDULE_DAYS} days ahead`, [{ path: 'sendAt', message: `must be at most ${MAX_SCHEDULE_DAYS} days ahead` }]);
+  }
+  return at;
+}
+
+/** A personalised recipient's render within the budget; its 400 names the recipient. */
+function renderFor(template: TemplateRow, variables: Record<string, unknown>, at: number): RenderedTemplate {
+  try {
+    return renderWithin(template, variables).rendered;
+  } catch (err) {
+    if (!(err instanceof AppError) || err.status !== 400) throw err;
+    throw AppError.badRequest(`recipients.${at}: ${err.message}`, [{ path: `recipients.${at}.variables`, message: err.message }]);
+  }
+}
+
+/** Up to this many recipients are named in the message of a 400 (`details` lists every one). */
+const NAMED_IN_MESSAGE = 10;
+
+/** The checks before queuing (docs/api.md#sending): each a clear 4xx, and nothing queued. Read from the project's snapshot. */
+export async function precheck(state: ProjectSnapshot, input: SendInput): Promise<void> {
+  const [template, { pushEnabled, hasEnabledProvider }] = await Promise.all([state.template(input.templateId), state.sendReadiness()]);
+  if (!template) throw AppError.notFound(TEMPLATE_NOT_FOUND);
+  const unavailable = pushUnavailableReason({ configEnabled: pushEnabled, hasProvider: hasEnabledProvider });
+  if (unavailable) throw AppError.conflict(unavailable);
+  // A trial render, within the budget the worker renders with: variables that cannot be rendered
+  // are refused here rather than queued to fail (or block a worker) later.
+  const shared = input.variables ?? {};
+  const { template: compiled, rendered } = renderWithin(template, shared);
+  if (!input.personalised) {
+    const missing = compiled.missing(shared);
+    if (missing.length) {
+      throw AppError.badRequest(
+        `Missing template variables: ${missing.join(', ')}`,
+        missing.map((name) => ({ path: `variables.${name}`, message: 'Required by the template' })),
+      );
+    }
+    checkSize(template, input, [{ rendered }]);
+    return;
+  }
+  const merged = input.recipients.map((r) => ({ ...shared, ...r.variables }));
+  const missing = merged.map((vars, i) => ({ i, names: compiled.missing(vars) })).filter((m) => m.names.length);
+  if (missing.length) {
+    const named = missing.slice(0, NAMED_IN_MESSAGE).map((m) => `recipients.${m.i} (${m.names.join(', ')})`);
+    const more = missing.length > NAMED_IN_MESSAGE ? `, and ${missing.length - NAMED_IN_MESSAGE} more` : '';
+    throw AppError.badRequest(
+      `Missing template variables for ${missing.length} recipient${missing.length === 1 ? '' : 's'}: ${named.join(', ')}${more}`,
+      missing.flatMap((m) => m.names.map((name) => ({ path: `recipients.${m.i}.variables.${name}`, message: 'Required by the template' }))),
+    );
+  }
+  // One render per distinct variable set (the template is compiled once: compileTemplate caches it).
+  const renders = new Map<string, { rendered: RenderedTemplate; at: number }>();
+  merged.forEach((vars, at) => {
+    const key = JSON.stringify(vars);
+    if (!renders.has(key)) renders.set(key, { rendered: renderFor(template, vars, at), at });
+  });
+  checkSize(template, input, [...renders.values()]);
+}
+
+/**
+ * FCM refuses a message over 4 KB: better a 400 now, with the size, than a failure per device. The
+ * message is built as the worker will build it (every platform block at once, the largest case).
+ */
+function checkSize(template: TemplateRow, input: SendInput, renders: { rendered: RenderedTemplate; at?: number }[]) {
+  const options = mergePushOptions(readPushOptions(template.options), input.options);
+  const data = stringifyData(template.data as Record<string, unknown> | null, input.data);
+  const problems: ErrorDetail[] = [];
+  for (const { rendered, at } of renders) {
+    const bytes = fcmPayloadBytes(toFcmMessage({ token: '', title: rendered.title, body: rendered.body, imageUrl: input.imageUrl, data, options, dataOnly: input.dataOnly }));
+    if (bytes > FCM_MAX_PAYLOAD_BYTES) problems.push({ path: at === undefined ? 'message' : `recipients.${at}`, message: `${bytes} bytes` });
+  }
+  if (problems.length) {
+    const [first] = problems;
+    const whose = first.path === 'message' ? 'The message' : `The message for ${first.path}`;
+    throw AppError.badRequest(
+      `${whose} is ${first.message}; FCM allows at most ${FCM_MAX_PAYLOAD_BYTES} bytes of notification, data and platform payload`,
+      problems,
+    );
+  }
+}

@@ -1,0 +1,46 @@
+import type { Pool } from 'pg';
+import { sqlState } from '@herald/db';
+
+/**
+ * How the worker's statements run: through node-postgres directly (they run for every notification,
+ * and Prisma's own work per query cost as much CPU as the statements themselves), named, and written
+ * for many rows at once.
+ */
+
+/**
+ * An array parameter of uuids, integers or fixed words as Postgres' array literal, `{a,b,NULL}`: such
+ * elements need no quoting, and node-postgres quotes and escapes every element of an array with two
+ * regular expressions, which at thousands of ids a second cost the worker more than building the
+ * statement. (Free text — claimants, provider message ids, errors — still goes through node-postgres.)
+ */
+export function arrayLiteral(values: readonly (string | number | null)[]): string {
+  return `{${(values.includes(null) ? values.map((v) => v ?? 'NULL') : values).join(',')}}`;
+}
+
+/** The final status from the counters, once nothing is pending (SQL over the row `n` after `+ sent`). */
+export const finalStatus = (sent: string) => `(CASE WHEN ${sent} = 0 THEN 'failed' WHEN ${sent} >= n."devices" THEN 'completed' ELSE 'partially_failed' END)::"NotificationStatus"`;
+
+/** A named statement: parsed once per connection, not at every call. */
+export function query<R extends object>(pool: Pool, name: string, text: string, values: unknown[]): Promise<{ rows: R[] }> {
+  return pool.query<R>({ name, text, values });
+}
+
+/**
+ * A write statement, run again when Postgres broke a deadlock or a serialization conflict by
+ * aborting it (two workers writing the same notifications' counters in different orders), or when
+ * the connection failed (a busy or restarting database): the messages are sent, and their outcomes
+ * are worth waiting for. Each statement is atomic and only moves rows that are still pending, so
+ * running it again is safe.
+ */
+export async function write<R extends object>(pool: Pool, name: string, text: string, values: unknown[]): Promise<{ rows: R[] }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await query<R>(pool, name, text, values);
+    } catch (err) {
+      const state = sqlState(err);
+      const retryable = state === undefined || state === '40P01' || state === '40001' || state.startsWith('08') || state === '57P01';
+      if (attempt >= 6 || !retryable) throw err;
+      await new Promise((r) => setTimeout(r, 50 * 2 ** attempt * (0.5 + Math.random())));
+    }
+  }
+}

@@ -1,0 +1,22 @@
+import { UnrecoverableError, type Job } from 'bullmq';
+import { webhookJob, webhookSweepJob } from '@herald/core';
+import type { WebhookSweeper } from '../maintenance/webhook-sweeper';
+import type { WebhookDispatcher } from '../webhooks/webhook.service';
+
+/** Parses a job of the webhooks queue and hands it to the dispatcher (or the webhook sweeper). */
+export function webhooksProcessor(dispatcher: WebhookDispatcher, sweeper: WebhookSweeper) {
+  return async (job: Job) => {
+    switch (job.name) {
+      case webhookJob.name: {
+        const data = webhookJob.schema.safeParse(job.data);
+        if (!data.success) throw new UnrecoverableError(`Malformed ${job.name} job`);
+        return dispatcher.attempt(data.data.deliveryId, data.data.attempt);
+      }
+      case webhookSweepJob.name:
+        await sweeper.sweep();
+        return;
+      default:
+        throw new UnrecoverableError(`Unknown job ${job.name}`);
+    }
+  };
+}
