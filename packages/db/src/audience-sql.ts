@@ -14,7 +14,7 @@ import {
 } from '@herald/core';
 
 /**
- * Audience filters (packages/core/src/audience-filter.ts) compiled into SQL over "Device" (alias `d`):
+ * Audience filters (packages/schemas/src/audience-filter.ts) compiled into SQL over "Device" (alias `d`):
  * one parameterised statement, scoped by the project first. Identifiers come from the tables below,
  * never from the filter; every value of the filter is a parameter.
  *

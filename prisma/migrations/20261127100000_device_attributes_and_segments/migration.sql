@@ -16,7 +16,7 @@ ALTER TABLE "Device"
   ADD COLUMN "timezone" TEXT,
   ADD COLUMN "locale" TEXT,
   ADD COLUMN "appVersion" TEXT,
-  -- The version's sort key (packages/core/src/app-version.ts), compared byte by byte.
+  -- The version's sort key (packages/schemas/src/app-version.ts), compared byte by byte.
   ADD COLUMN "appVersionKey" TEXT COLLATE "C";
 
 -- A device holds at most 50 tags, whichever write merges them. NOT VALID, then VALIDATE: existing
