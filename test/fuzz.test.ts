@@ -63,6 +63,7 @@ interface World {
   deviceToken: string;
   notificationId: string;
   webhookId: string;
+  segmentId: string;
 }
 
 async function makeWorld(): Promise<World> {
@@ -92,6 +93,7 @@ async function makeWorld(): Promise<World> {
   ok(await h.post('/push/register-device', { apiKey: key.key, body: { userId: customerId, deviceToken, provider: 'fcm', platform: 'android' } }), 'device');
   const sent = ok(await h.post('/push/send', { apiKey: key.key, body: { userId: customerId, templateId: template.body.id, variables: { name: 'Ada' } } }), 'send');
   const webhook = ok(await h.post(`/projects/${project.id}/webhooks`, { token: owner.accessToken, body: { url: 'https://hooks.example.com/fuzz', events: ['notification.failed'] } }), 'webhook');
+  const segment = ok(await h.post(`/projects/${project.id}/segments`, { token: owner.accessToken, body: { name: unique('segment'), filter: { field: 'platform', op: 'eq', value: 'ios' } } }), 'segment');
   return {
     owner,
     projectId: project.id,
@@ -105,6 +107,7 @@ async function makeWorld(): Promise<World> {
     deviceToken,
     notificationId: sent.body.notificationId,
     webhookId: webhook.body.id,
+    segmentId: segment.body.id,
   };
 }
 
@@ -123,10 +126,12 @@ function realParam(path: string, name: string, w: World): string {
       return w.notificationId;
     case 'webhookId':
       return w.webhookId;
+    case 'segmentId':
+      return w.segmentId;
     case 'provider':
       return 'fcm';
     case 'userId':
-      return path.startsWith('/push/devices') ? w.customerId : w.memberId;
+      return path.startsWith('/push/devices') || path.startsWith('/push/users') ? w.customerId : w.memberId;
     case 'id':
       return w.templateId;
     default:
@@ -139,6 +144,15 @@ function realParam(path: string, name: string, w: World): string {
  * other fields and reach the services. A route missing here is still fuzzed (from `{}`); the guard
  * test below asks for a sample so that its length caps are checked too.
  */
+/** A filter with every kind of value: lists, a relative time, a nested not. */
+const audienceFilterSample = () => ({
+  and: [
+    { field: 'platform', op: 'in', value: ['ios', 'android'] },
+    { field: 'tags.plan', op: 'eq', value: 'pro' },
+    { field: 'lastSeenAt', op: 'gte', value: { within: '30d' } },
+    { not: { or: [{ field: 'appVersion', op: 'lt', value: '2.0' }, { field: 'timezone', op: 'eq', value: 'UTC' }] } },
+  ],
+});
 const fcmConfig = () => ({ projectId: account.projectId, clientEmail: account.clientEmail, privateKey: account.privateKey });
 const SAMPLES: Record<string, (w: World) => Record<string, unknown>> = {
   'POST /auth/signup': () => ({ email: uniqueEmail('fuzz'), password: PASSWORD, firstName: 'Ada', lastName: 'Lovelace' }),
@@ -161,7 +175,13 @@ const SAMPLES: Record<string, (w: World) => Record<string, unknown>> = {
   'POST /push-config/providers': () => ({ provider: 'fcm', name: unique('fcm'), priority: 2, enabled: true, config: fcmConfig() }),
   'PUT /push-config/providers/priorities': (w) => ({ providers: [{ id: w.providerId, priority: 3 }] }),
   'PUT /push-config/providers/:providerConfigId': () => ({ name: unique('fcm'), priority: 4, enabled: true, config: { clientEmail: account.clientEmail } }),
-  'POST /push/register-device': (w) => ({ userId: w.customerId, deviceToken: unique('tok'), provider: 'fcm', platform: 'ios' }),
+  'POST /push/register-device': (w) => ({ userId: w.customerId, deviceToken: unique('tok'), provider: 'fcm', platform: 'ios', tags: { plan: 'pro', seats: 3, beta: true }, timezone: 'Europe/Berlin', locale: 'en-US', appVersion: '2.1.0' }),
+  'PATCH /push/users/:userId/attributes': () => ({ tags: { plan: 'pro', seats: 3, beta: true, old: null }, timezone: 'UTC', locale: 'de-DE', appVersion: '2.1.0' }),
+  'POST /push/users/attributes': (w) => ({ users: [{ userId: w.customerId, tags: { plan: 'pro' }, timezone: 'UTC' }, { userId: 'someone-else', locale: 'fr-FR', appVersion: '1.0' }] }),
+  'POST /push/audience/count': () => ({ filter: audienceFilterSample() }),
+  'POST /projects/:projectId/segments': () => ({ name: unique('segment'), description: 'fuzz', filter: audienceFilterSample() }),
+  'PUT /projects/:projectId/segments/:segmentId': () => ({ name: unique('segment'), description: 'changed', filter: audienceFilterSample() }),
+  'PATCH /projects/:projectId/segments/:segmentId': () => ({ name: unique('segment'), description: 'changed', filter: audienceFilterSample() }),
   'POST /push/unregister-device': () => ({ deviceToken: unique('tok'), provider: 'fcm' }),
   'POST /push/send': (w) => ({
     userId: w.customerId,
@@ -671,12 +691,12 @@ function stringLeaves(value: unknown, prefix: Path = []): Path[] {
 }
 
 /**
- * Objects whose keys are free (data, variables): a 100 KB value or key added there must be refused too.
+ * Objects whose keys are free (data, variables, tags): a 100 KB value or key added there must be refused too.
  * (Unknown fields elsewhere, e.g. in a provider's `config`, are ignored and not stored: docs/api.md#conventions.)
  */
 function records(value: unknown, prefix: Path = []): Path[] {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return [];
-  const own = prefix.length && ['data', 'variables'].includes(String(prefix[prefix.length - 1])) ? [prefix] : [];
+  const own = prefix.length && ['data', 'variables', 'tags'].includes(String(prefix[prefix.length - 1])) ? [prefix] : [];
   return [...own, ...Object.entries(value).flatMap(([k, v]) => records(v, [...prefix, k]))];
 }
 

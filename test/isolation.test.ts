@@ -2,6 +2,7 @@ import { apiRoutes } from '../apps/api/src/routes';
 import { startApi, type Harness } from './harness';
 import { tenant, type Tenant } from './fixtures';
 import type { IsolationTable } from './isolation/types';
+import { audiencesTable } from './isolation/audiences';
 import { projectsTable } from './isolation/projects';
 import { pushTable } from './isolation/push';
 import { pushConfigTable } from './isolation/push-config';
@@ -10,7 +11,7 @@ import { victimState } from './isolation/victim-state';
 import { webhooksTable } from './isolation/webhooks';
 
 // Each module's routes. Add yours here.
-const tables: Record<string, IsolationTable> = { projects: projectsTable, 'push-config': pushConfigTable, templates: templatesTable, push: pushTable, webhooks: webhooksTable };
+const tables: Record<string, IsolationTable> = { projects: projectsTable, 'push-config': pushConfigTable, templates: templatesTable, push: pushTable, webhooks: webhooksTable, audiences: audiencesTable };
 
 let h: Harness;
 let victim: Tenant;
@@ -63,7 +64,7 @@ describe('after every case', () => {
   it("the victim's rows are untouched, in every table", async () => {
     const after = await victimState(h, victimScope());
     // Not vacuous: the setup put rows of the victim's in each of these.
-    for (const table of ['Project', 'User', 'ProjectMember', 'Invite', 'ApiKey', 'PushTemplate', 'PushConfig', 'ProviderConfig', 'Device', 'Notification']) {
+    for (const table of ['Project', 'User', 'ProjectMember', 'Invite', 'ApiKey', 'PushTemplate', 'PushConfig', 'ProviderConfig', 'Device', 'Notification', 'Segment']) {
       expect([table, (victimBefore[table] ?? []).length > 0]).toEqual([table, true]);
     }
     expect(after).toEqual(victimBefore);

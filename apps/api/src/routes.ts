@@ -1,6 +1,8 @@
 import type { ApiContainer } from './container';
 import type { RouteDefinition } from './http/define-route';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes';
+import { attributeRoutes } from './modules/attributes/attributes.routes';
+import { audienceRoutes } from './modules/audiences/audiences.routes';
 import { authRoutes } from './modules/auth/auth.routes';
 import { deviceRoutes } from './modules/devices/devices.routes';
 import { notificationRoutes } from './modules/notifications/notifications.routes';
@@ -19,6 +21,8 @@ export function apiRoutes(c: ApiContainer): RouteDefinition[] {
   return [
     ...notificationRoutes(c),
     ...deviceRoutes(c),
+    ...attributeRoutes(c),
+    ...audienceRoutes(c),
     ...authRoutes(c),
     ...inviteRoutes(c),
     ...projectRoutes(c),

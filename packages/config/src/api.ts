@@ -41,6 +41,10 @@ const apiSchema = z.object({
   RATE_LIMIT_INVITES_PER_ADDRESS: intFrom(20, 1),
   /** Sends (send and send-bulk together) per project per minute, over all its credentials. Unset or 0: no such limit. */
   RATE_LIMIT_PROJECT_SEND: intFrom(0, 0),
+  /** Per credential per minute: PATCH /push/users/{userId}/attributes, POST /push/users/attributes (up to 1,000 users each), POST /push/audience/count. */
+  RATE_LIMIT_USER_ATTRIBUTES: intFrom(60, 1),
+  RATE_LIMIT_USER_ATTRIBUTES_BULK: intFrom(10, 1),
+  RATE_LIMIT_AUDIENCE_COUNT: intFrom(60, 1),
   /** API keys a project may hold. */
   API_KEYS_PER_PROJECT: intFrom(100, 1),
   /** How long a client may take to send a request's headers, and the whole request (Node's headersTimeout / requestTimeout). */
@@ -74,6 +78,9 @@ export interface ApiConfig extends CommonConfig {
     invites: { perProject: number; perInviter: number; perAddress: number };
     /** Per project per minute; 0: off. */
     projectSend: number;
+    userAttributes: number;
+    userAttributesBulk: number;
+    audienceCount: number;
   };
   apiKeysPerProject: number;
   http: { headersTimeoutMs: number; requestTimeoutMs: number };
@@ -126,6 +133,9 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
       passwordCheck: e.RATE_LIMIT_PASSWORD_CHECK ?? e.RATE_LIMIT_AUTH,
       invites: { perProject: e.RATE_LIMIT_INVITES_PER_PROJECT, perInviter: e.RATE_LIMIT_INVITES_PER_INVITER, perAddress: e.RATE_LIMIT_INVITES_PER_ADDRESS },
       projectSend: e.RATE_LIMIT_PROJECT_SEND,
+      userAttributes: e.RATE_LIMIT_USER_ATTRIBUTES,
+      userAttributesBulk: e.RATE_LIMIT_USER_ATTRIBUTES_BULK,
+      audienceCount: e.RATE_LIMIT_AUDIENCE_COUNT,
     },
     apiKeysPerProject: e.API_KEYS_PER_PROJECT,
     http: { headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS },

@@ -40,6 +40,9 @@ describe('loadApiConfig', () => {
     expect(c).toMatchObject({ port: 3000, queuePrefix: 'herald', appUrl: 'http://localhost:3000', jwt: { accessTtl: 900, refreshTtl: 2592000 }, rateLimits: { registerDevice: 60, send: 100, sendBulk: 10, auth: 10, signup: 30 }, logLevel: 'info' });
     const o = loadApiConfig({ ...prod, PORT: '8080', RATE_LIMIT_SEND: '5', TRUST_PROXY: '1', APP_URL: 'https://herald.example.com/' });
     expect(o).toMatchObject({ port: 8080, rateLimits: { send: 5 }, trustProxy: 1, appUrl: 'https://herald.example.com' });
+    // Device attributes and audience counts, like register-device's limit.
+    expect(c.rateLimits).toMatchObject({ userAttributes: 60, userAttributesBulk: 10, audienceCount: 60 });
+    expect(loadApiConfig({ ...prod, RATE_LIMIT_USER_ATTRIBUTES: '7', RATE_LIMIT_USER_ATTRIBUTES_BULK: '2', RATE_LIMIT_AUDIENCE_COUNT: '9' }).rateLimits).toMatchObject({ userAttributes: 7, userAttributesBulk: 2, audienceCount: 9 });
     expect(loadWorkerConfig(prod)).toMatchObject({ deliveryMaxAttempts: 5, concurrency: 256, fcmRatePerMinute: 600_000, fcmRateBurst: 600_000 });
     // The FCM bucket holds a minute's worth unless told otherwise.
     expect(loadWorkerConfig({ ...prod, FCM_RATE_PER_MINUTE: '6000' })).toMatchObject({ fcmRatePerMinute: 6000, fcmRateBurst: 6000 });

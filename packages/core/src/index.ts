@@ -25,3 +25,21 @@ export * from './push-readiness';
 export * from './chunk';
 export * from './push-data';
 export * from './notification-status';
+// Device attributes and audience filters are request fields too; the SQL compiler (packages/db) and
+// the worker read them from here.
+export {
+  appVersionKey,
+  canonicalLocale,
+  filterProblems,
+  isTimeZone,
+  MAX_TAGS,
+  normalizeTimeZone,
+  TAG_FIELD_PREFIX,
+  withinMs,
+  type AudienceCondition,
+  type AudienceFilter,
+  type DeviceAttributesPatch,
+  type FilterScalar,
+  type RelativeTime,
+  type TagValue,
+} from '@herald/schemas';

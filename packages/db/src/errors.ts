@@ -19,6 +19,9 @@ export const isUniqueViolation = (err: unknown): boolean => isPrismaError(err, '
 /** A foreign-key violation (a referenced row is gone), for Prisma's own queries (P2003) and raw ones (23503). */
 export const isForeignKeyViolation = (err: unknown): boolean => isPrismaError(err, 'P2003') || sqlState(err) === '23503';
 
+/** A CHECK constraint refused a raw statement's row (SQLSTATE 23514); `constraint` names which. */
+export const isCheckViolation = (err: unknown, constraint: string): boolean => err instanceof DatabaseError && err.code === '23514' && err.constraint === constraint;
+
 /**
  * True for errors meaning Postgres or Redis cannot be reached right now (the API answers them 503,
  * not 500): Prisma's, node-postgres' and ioredis' ways of saying so, by name, code or message. Walks

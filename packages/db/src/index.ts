@@ -6,3 +6,4 @@ export * from './generated/prisma/enums';
 export * from './provider-credentials';
 export * from './errors';
 export * from './webhook-events';
+export * from './audience-sql';

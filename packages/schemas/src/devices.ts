@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deviceAttributesPatch } from './device-attributes';
 
 export const DEVICE_PLATFORMS = ['android', 'ios', 'web'] as const;
 export const DEVICE_PROVIDERS = ['fcm'] as const;
@@ -18,6 +19,8 @@ export const registerDeviceBody = z.object({
   deviceToken,
   provider: z.enum(DEVICE_PROVIDERS, { error: "provider must be 'fcm'" }),
   platform: z.enum(DEVICE_PLATFORMS, { error: 'platform must be one of android, ios, web' }),
+  // Optional attributes (docs/audiences.md#1-device-attributes): tags merge into the stored ones.
+  ...deviceAttributesPatch,
 });
 
 export const unregisterDeviceBody = z.object({

@@ -4,7 +4,11 @@
  * The API's modules re-export what their routes use from their `<module>.schema.ts`.
  */
 export * from './accounts';
+export * from './app-version';
+export * from './audience-filter';
+export * from './audiences';
 export * from './bytes';
+export * from './device-attributes';
 export * from './devices';
 export * from './ids';
 export * from './projects';

@@ -112,9 +112,28 @@ export const operationNotes: Record<string, OperationNotes> = {
     errors: { 403: 'Only project_admin members may test providers' },
   },
   'POST /push/register-device': {
-    description: 'One record per (project, provider, deviceToken): registering a known token again moves it to the given userId and platform. Safe to call on every app launch.',
+    description:
+      'One record per (project, provider, deviceToken): registering a known token again moves it to the given userId and platform. Safe to call on every app launch. ' +
+      'The optional attributes are set as given (`null` clears one); `tags` merge into the stored ones (a `null` value removes its key), unless the token moves to another user: then only the tags sent remain.',
     alsoSuccess: { 200: 'The token was already registered (updated)' },
+    errors: { 400: 'Invalid input (each bad attribute named in `details`, e.g. `tags.plan`), or more than 50 tags on the device after the merge' },
   },
+  'PATCH /push/users/{userId}/attributes': {
+    description: 'Applies the attributes to every device of the user in one statement; a user without devices answers `updated: 0`. Tags merge (a `null` value removes its key); `null` clears timezone, locale or appVersion.',
+    errors: { 400: 'Invalid input (e.g. `tags.plan`, `timezone`), nothing given to set, or more than 50 tags on a device after the merge (nothing is written)' },
+  },
+  'POST /push/users/attributes': {
+    description: 'Up to 1,000 users, each once; all are written in one statement or none is.',
+    errors: { 400: 'Invalid input (e.g. `users.3.timezone`), a user twice, or more than 50 tags on a device after the merge (`users.3.tags`); nothing is written' },
+  },
+  'POST /push/audience/count': {
+    description: 'Exactly one of `segmentId`, `filter` or `all: true`. Relative times count back from the moment of the request.',
+    errors: { 400: 'Invalid input: not exactly one of segmentId, filter or all; a filter problem named by its path (e.g. `filter.and.2.field`)', 404: 'Segment not found (or not of this project), or a project the caller does not belong to' },
+  },
+  'POST /projects/{projectId}/segments': { errors: { 403: 'Only project_admin members may write segments', 409: 'A segment with this name already exists in this project' } },
+  'PUT /projects/{projectId}/segments/{segmentId}': { errors: { 403: 'Only project_admin members may write segments', 404: 'Segment not found (or not of this project)', 409: 'A segment with this name already exists in this project' } },
+  'PATCH /projects/{projectId}/segments/{segmentId}': { errors: { 403: 'Only project_admin members may write segments', 404: 'Segment not found (or not of this project)', 409: 'A segment with this name already exists in this project' } },
+  'DELETE /projects/{projectId}/segments/{segmentId}': { errors: { 403: 'Only project_admin members may write segments', 404: 'Segment not found (or not of this project)' } },
   'POST /push-templates/preview': {
     errors: {
       400: 'Invalid input, or variables the template cannot be rendered with within the render budget (`The template cannot be rendered with these variables: …`)',

@@ -126,6 +126,22 @@ describe('every operation, as documented', () => {
     expectStatus(await api.get(`/push/devices/${userId}`, jwt), 200);
     expectStatus(await api.post('/push/unregister-device', { apiKey, body: { deviceToken: unique('never-registered') } }), 200);
 
+    // Device attributes, segments and audience counts
+    const fan = unique('fan');
+    expectStatus(await api.post('/push/register-device', { apiKey, body: { ...device, userId: fan, deviceToken: unique('fan'), tags: { plan: 'pro' }, timezone: 'Europe/Berlin', locale: 'de-DE', appVersion: '2.1.0' } }), 201);
+    expectStatus(await api.patch(`/push/users/${fan}/attributes`, { apiKey, body: { tags: { seats: 3 }, appVersion: '2.2' } }), 200);
+    expectStatus(await api.post('/push/users/attributes', { ...jwt, body: { users: [{ userId: fan, locale: 'en-GB' }, { userId: 'nobody', timezone: 'UTC' }] } }), 200);
+    const filter = { and: [{ field: 'tags.plan', op: 'eq', value: 'pro' }, { field: 'lastSeenAt', op: 'gte', value: { within: '30d' } }] };
+    const segment = (await api.post(`/projects/${projectId}/segments`, { token, body: { name: 'pro', filter } })).body;
+    const segmentPath = `/projects/${projectId}/segments/${segment.id}`;
+    expectStatus(await api.get(`/projects/${projectId}/segments`, { token }), 200);
+    expectStatus(await api.get(segmentPath, { token }), 200);
+    expectStatus(await api.put(segmentPath, { token, body: { description: 'Paying users' } }), 200);
+    expectStatus(await api.patch(segmentPath, { token, body: { name: 'pro, active' } }), 200);
+    expect((await api.post('/push/audience/count', { apiKey, body: { segmentId: segment.id } })).body).toEqual({ devices: 1, users: 1, byPlatform: { android: 1, ios: 0, web: 0 } });
+    expectStatus(await api.post('/push/audience/count', { ...jwt, body: { all: true } }), 200);
+    expectStatus(await api.delete(segmentPath, { token }), 200);
+
     // Sending, through the worker and the emulator
     const variables = { name: 'Ada', order: { id: 1234 } };
     const send = (await api.post('/push/send', { apiKey, headers: { 'Idempotency-Key': unique('idem') }, body: { userId, templateId: template.id, variables } })).body;

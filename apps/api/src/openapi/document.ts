@@ -34,6 +34,7 @@ const TAGS: OpenAPIV3_1.TagObject[] = [
   { name: 'Push config', description: 'Whether push is enabled for a project, and its FCM providers in failover order.' },
   { name: 'Devices', description: "Device tokens of your users, registered by your backend." },
   { name: 'Sending', description: 'Send a templated push to one user or up to 500, and follow its delivery.' },
+  { name: 'Audiences', description: 'Segments (saved filters over device attributes) and audience counts; the filter language is `AudienceFilter`.' },
   { name: 'Webhooks', description: "Endpoints that receive the project's outcome events, signed per Standard Webhooks; the events themselves are under `webhooks`." },
   { name: 'Health', description: 'Liveness, readiness and this document; no credentials.' },
 ];
@@ -52,7 +53,8 @@ token, such operations need the \`projectId\` query parameter (400 without it).
 \`limit\` 1–100, default 50); other lists are bare arrays. Timestamps are ISO 8601 in UTC.
 
 **Rate limits.** Per credential (API key, or the user behind a token): register-device 60/min, send 100/min,
-send-bulk 10/min; sign-in and password-reset requests 10/min per IP and e-mail, sign-ups 30/min per IP (defaults).
+send-bulk 10/min, user attributes 60/min (10/min for up to 1,000 users at once), audience count 60/min;
+sign-in and password-reset requests 10/min per IP and e-mail, sign-ups 30/min per IP (defaults).
 A 429 carries \`Retry-After\` and the IETF \`RateLimit\` / \`RateLimit-Policy\` headers.
 
 In the repository: \`docs/api.md\` (every rule of the API), \`docs/quick-start.md\` (a curl walkthrough),
@@ -107,7 +109,8 @@ class SchemaCollector {
   readonly schemas: Record<string, Schema> = {};
 
   convert(schema: z.ZodType, io: 'input' | 'output'): Schema {
-    const json = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'throw', cycles: 'throw', override: quieter }) as JsonObject;
+    // `ref`: a recursive schema (the audience filter) becomes a named component that refers to itself.
+    const json = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'throw', cycles: 'ref', override: quieter }) as JsonObject;
     delete json.$schema;
     const defs = (json.$defs ?? {}) as Record<string, Schema>;
     delete json.$defs;

@@ -103,7 +103,7 @@ export interface paths {
         put?: never;
         /**
          * Register (or refresh) a device token of one of your users; idempotent
-         * @description One record per (project, provider, deviceToken): registering a known token again moves it to the given userId and platform. Safe to call on every app launch.
+         * @description One record per (project, provider, deviceToken): registering a known token again moves it to the given userId and platform. Safe to call on every app launch. The optional attributes are set as given (`null` clears one); `tags` merge into the stored ones (a `null` value removes its key), unless the token moves to another user: then only the tags sent remain.
          */
         post: operations["postPushRegisterDevice"];
         delete?: never;
@@ -144,6 +144,104 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/push/users/attributes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set attributes on the devices of up to 1,000 users in one call (all or nothing)
+         * @description Up to 1,000 users, each once; all are written in one statement or none is.
+         */
+        post: operations["postPushUsersAttributes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/push/users/{userId}/attributes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set tags, time zone, locale or app version on all of a user's devices
+         * @description Applies the attributes to every device of the user in one statement; a user without devices answers `updated: 0`. Tags merge (a `null` value removes its key); `null` clears timezone, locale or appVersion.
+         */
+        patch: operations["patchPushUsersByUserIdAttributes"];
+        trace?: never;
+    };
+    "/push/audience/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * How many devices and users an audience (a segment, a filter, or all) holds now, per platform
+         * @description Exactly one of `segmentId`, `filter` or `all: true`. Relative times count back from the moment of the request.
+         */
+        post: operations["postPushAudienceCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's segments, oldest first */
+        get: operations["getProjectsByProjectIdSegments"];
+        put?: never;
+        /** Save a filter as a named segment */
+        post: operations["postProjectsByProjectIdSegments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/segments/{segmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One segment */
+        get: operations["getProjectsByProjectIdSegmentsBySegmentId"];
+        /** Change a segment's name, description or filter */
+        put: operations["putProjectsByProjectIdSegmentsBySegmentId"];
+        post?: never;
+        /** Delete a segment */
+        delete: operations["deleteProjectsByProjectIdSegmentsBySegmentId"];
+        options?: never;
+        head?: never;
+        /** Change a segment's name, description or filter (the same as PUT) */
+        patch: operations["patchProjectsByProjectIdSegmentsBySegmentId"];
         trace?: never;
     };
     "/auth/signup": {
@@ -1383,6 +1481,26 @@ export interface components {
             createdAt: string;
             lastUsedAt: string | null;
         };
+        /** @description One condition on a device field */
+        AudienceCondition: {
+            /** @description One of platform, userId, tags.<key>, timezone, locale, appVersion, createdAt, lastSeenAt */
+            field: string;
+            /** @enum {string} */
+            op: "eq" | "neq" | "in" | "nin" | "exists" | "gt" | "gte" | "lt" | "lte";
+            /** @description A value of the field; a list for `in` / `nin`; `true` / `false` for `exists` (default true); for times an ISO 8601 date-time or `{"within": "30d"}` */
+            value?: (string | number | boolean) | (string | number | boolean)[] | {
+                /** @description e.g. `30d`; units m, h, d, w */
+                within: string;
+            };
+        };
+        /** @description Selects devices: a condition, or and / or / not around filters; at most 4 levels of and / or / not, 50 conditions, 500 values in a list (docs/audiences.md#filters) */
+        AudienceFilter: components["schemas"]["AudienceCondition"] | {
+            and: components["schemas"]["AudienceFilter"][];
+        } | {
+            or: components["schemas"]["AudienceFilter"][];
+        } | {
+            not: components["schemas"]["AudienceFilter"];
+        };
         /** @description A new API key. `key` is shown here only, never again. */
         CreatedApiKey: {
             /** Format: uuid */
@@ -1419,6 +1537,12 @@ export interface components {
             updatedAt: string;
             /** Format: date-time */
             lastSeenAt: string;
+            tags: {
+                [key: string]: string | number | boolean;
+            };
+            timezone: string | null;
+            locale: string | null;
+            appVersion: string | null;
         };
         /** @description The body of every error response. */
         Error: {
@@ -2233,6 +2357,13 @@ export interface operations {
                     provider: "fcm";
                     /** @enum {string} */
                     platform: "android" | "ios" | "web";
+                    /** @description At most 50 keys matching `[A-Za-z0-9_.-]{1,64}`; a value is a string (≤ 256 characters), a finite number or a boolean; `null` removes the key */
+                    tags?: {
+                        [key: string]: (string | number | boolean) | null;
+                    };
+                    timezone?: string | null;
+                    locale?: string | null;
+                    appVersion?: string | null;
                 };
             };
         };
@@ -2263,7 +2394,15 @@ export interface operations {
                     "application/json": components["schemas"]["Device"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid input (each bad attribute named in `details`, e.g. `tags.plan`), or more than 50 tags on the device after the merge */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -2340,6 +2479,543 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postPushUsersAttributes: {
+        parameters: {
+            query?: {
+                /** @description The project. Required with a bearer token; with an API key the key's project is used (naming another project is a 403). */
+                projectId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    users: {
+                        userId: string;
+                        /** @description At most 50 keys matching `[A-Za-z0-9_.-]{1,64}`; a value is a string (≤ 256 characters), a finite number or a boolean; `null` removes the key */
+                        tags?: {
+                            [key: string]: (string | number | boolean) | null;
+                        };
+                        timezone?: string | null;
+                        locale?: string | null;
+                        appVersion?: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description IETF draft-8: the remaining quota of this window, e.g. `"send";r=99;t=60` */
+                    RateLimit?: string;
+                    /** @description IETF draft-8: the policy, e.g. `"send";q=100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Devices updated, over all users */
+                        updated: number;
+                        /** @description Per user, in the order of the request */
+                        users: {
+                            userId: string;
+                            updated: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input (e.g. `users.3.timezone`), a user twice, or more than 50 tags on a device after the merge (`users.3.tags`); nothing is written */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchPushUsersByUserIdAttributes: {
+        parameters: {
+            query?: {
+                /** @description The project. Required with a bearer token; with an API key the key's project is used (naming another project is a 403). */
+                projectId?: string;
+            };
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description At most 50 keys matching `[A-Za-z0-9_.-]{1,64}`; a value is a string (≤ 256 characters), a finite number or a boolean; `null` removes the key */
+                    tags?: {
+                        [key: string]: (string | number | boolean) | null;
+                    };
+                    timezone?: string | null;
+                    locale?: string | null;
+                    appVersion?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description IETF draft-8: the remaining quota of this window, e.g. `"send";r=99;t=60` */
+                    RateLimit?: string;
+                    /** @description IETF draft-8: the policy, e.g. `"send";q=100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        userId: string;
+                        /** @description How many of the user’s devices the attributes were applied to (0: the user has no devices) */
+                        updated: number;
+                        devices: components["schemas"]["Device"][];
+                    };
+                };
+            };
+            /** @description Invalid input (e.g. `tags.plan`, `timezone`), nothing given to set, or more than 50 tags on a device after the merge (nothing is written) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postPushAudienceCount: {
+        parameters: {
+            query?: {
+                /** @description The project. Required with a bearer token; with an API key the key's project is used (naming another project is a 403). */
+                projectId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    segmentId?: string;
+                    filter?: components["schemas"]["AudienceFilter"];
+                    /** @constant */
+                    all?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description IETF draft-8: the remaining quota of this window, e.g. `"send";r=99;t=60` */
+                    RateLimit?: string;
+                    /** @description IETF draft-8: the policy, e.g. `"send";q=100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Matching devices */
+                        devices: number;
+                        /** @description Distinct users of the matching devices */
+                        users: number;
+                        /** @description Matching devices per platform */
+                        byPlatform: {
+                            android: number;
+                            ios: number;
+                            web: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: not exactly one of segmentId, filter or all; a filter problem named by its path (e.g. `filter.and.2.field`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Segment not found (or not of this project), or a project the caller does not belong to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProjectsByProjectIdSegments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        name: string;
+                        description: string | null;
+                        filter: components["schemas"]["AudienceFilter"];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    }[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postProjectsByProjectIdSegments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                    filter: components["schemas"]["AudienceFilter"];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        name: string;
+                        description: string | null;
+                        filter: components["schemas"]["AudienceFilter"];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Only project_admin members may write segments */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description A segment with this name already exists in this project */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProjectsByProjectIdSegmentsBySegmentId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                segmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        name: string;
+                        description: string | null;
+                        filter: components["schemas"]["AudienceFilter"];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putProjectsByProjectIdSegmentsBySegmentId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                segmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                    filter?: components["schemas"]["AudienceFilter"];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        name: string;
+                        description: string | null;
+                        filter: components["schemas"]["AudienceFilter"];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Only project_admin members may write segments */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Segment not found (or not of this project) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A segment with this name already exists in this project */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteProjectsByProjectIdSegmentsBySegmentId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                segmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Only project_admin members may write segments */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Segment not found (or not of this project) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchProjectsByProjectIdSegmentsBySegmentId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                segmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                    filter?: components["schemas"]["AudienceFilter"];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        name: string;
+                        description: string | null;
+                        filter: components["schemas"]["AudienceFilter"];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Only project_admin members may write segments */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Segment not found (or not of this project) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A segment with this name already exists in this project */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

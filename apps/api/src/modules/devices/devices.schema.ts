@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEVICE_PLATFORMS, DEVICE_PROVIDERS, uuid } from '@herald/schemas';
+import { DEVICE_PLATFORMS, DEVICE_PROVIDERS, tagValue, uuid } from '@herald/schemas';
 
 // The request bodies, which the dashboard validates with too, are defined in @herald/schemas.
 export { customerUserId, registerDeviceBody, unregisterDeviceBody } from '@herald/schemas';
@@ -15,6 +15,10 @@ export const deviceResponse = z.object({
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   lastSeenAt: z.iso.datetime(),
+  tags: z.record(z.string(), tagValue),
+  timezone: z.string().nullable(),
+  locale: z.string().nullable(),
+  appVersion: z.string().nullable(),
 });
 
 export const messageResponse = z.object({ message: z.string() });

@@ -32,6 +32,10 @@ describe('register-device', () => {
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
       lastSeenAt: expect.any(String),
+      tags: {},
+      timezone: null,
+      locale: null,
+      appVersion: null,
     });
     const again = await register(body, { apiKey: t.apiKey.key });
     expect(again.status).toBe(200);

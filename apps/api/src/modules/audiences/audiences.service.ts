@@ -1,0 +1,79 @@
+import { AppError, type AudienceFilter } from '@herald/core';
+import { audienceCountStatement, isUniqueViolation, sqlPool, toAudienceCount, type Db, type Segment } from '@herald/db';
+import type { Audience } from './audiences.schema';
+
+export const SEGMENT_NOT_FOUND = 'Segment not found';
+const NAME_TAKEN = 'A segment with this name already exists in this project';
+
+const toSegment = (s: Segment) => ({
+  id: s.id,
+  projectId: s.projectId,
+  name: s.name,
+  description: s.description,
+  filter: s.filter as unknown as AudienceFilter,
+  createdAt: s.createdAt.toISOString(),
+  updatedAt: s.updatedAt.toISOString(),
+});
+
+interface SegmentInput {
+  name?: string;
+  description?: string | null;
+  filter?: AudienceFilter;
+}
+
+/**
+ * Segments — a project's saved filters — and audience counts. Every query is scoped by the project:
+ * another project's segment id is a 404 like an unknown one.
+ */
+export class AudiencesService {
+  constructor(private readonly db: Db) {}
+
+  async create(projectId: string, input: Required<Pick<SegmentInput, 'name' | 'filter'>> & SegmentInput) {
+    const row = await this.db.segment
+      .create({ data: { projectId, name: input.name, description: input.description ?? null, filter: input.filter as object } })
+      .catch(this.nameTaken);
+    return toSegment(row);
+  }
+
+  async list(projectId: string) {
+    const rows = await this.db.segment.findMany({ where: { projectId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    return rows.map(toSegment);
+  }
+
+  async get(projectId: string, segmentId: string) {
+    return toSegment(await this.find(projectId, segmentId));
+  }
+
+  async update(projectId: string, segmentId: string, input: SegmentInput) {
+    const { count } = await this.db.segment
+      .updateMany({ where: { id: segmentId, projectId }, data: { name: input.name, description: input.description, filter: input.filter as object | undefined } })
+      .catch(this.nameTaken);
+    if (count === 0) throw AppError.notFound(SEGMENT_NOT_FOUND);
+    return this.get(projectId, segmentId);
+  }
+
+  async remove(projectId: string, segmentId: string) {
+    const { count } = await this.db.segment.deleteMany({ where: { id: segmentId, projectId } });
+    if (count === 0) throw AppError.notFound(SEGMENT_NOT_FOUND);
+    return { message: 'Segment deleted' };
+  }
+
+  /** The devices, users and devices per platform an audience holds now. */
+  async count(projectId: string, audience: Audience) {
+    const filter = audience.segmentId ? (await this.find(projectId, audience.segmentId)).filter : audience.filter;
+    const statement = audienceCountStatement(projectId, filter as AudienceFilter | undefined, { path: audience.segmentId ? 'segment.filter' : 'filter' });
+    const { rows } = await sqlPool(this.db).query(statement);
+    return toAudienceCount(rows[0]);
+  }
+
+  private async find(projectId: string, segmentId: string) {
+    const row = await this.db.segment.findFirst({ where: { id: segmentId, projectId } });
+    if (!row) throw AppError.notFound(SEGMENT_NOT_FOUND);
+    return row;
+  }
+
+  private nameTaken = (err: unknown): never => {
+    if (isUniqueViolation(err)) throw AppError.conflict(NAME_TAKEN);
+    throw err;
+  };
+}
