@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
 import { startFcmEmulator, type FcmEmulator } from '@herald/fcm-emulator';
 import { dropDatabase, ensureDatabase, migrate } from '../packages/db/src/migrate';
-import { startApi, testEnv, unique, type Harness } from './harness';
+import { serviceAccount, type ServiceAccount } from './credentials';
+import { httpRequest, startApi, testEnv, unique, type ApiResponse, type Harness, type RequestOptions } from './harness';
 import { tenant, type Tenant } from './fixtures';
+import { freePort } from './services';
+import { waitUntil } from './wait';
 
 const WORKER_ENTRY = path.join(__dirname, '../apps/worker/dist/main.js');
 const API_ENTRY = path.join(__dirname, '../apps/api/dist/main.js');
@@ -22,15 +24,40 @@ export type WorkerProcess = ServiceProcess;
 /** The worker as its own OS process (the built code), as in production. */
 export const spawnWorker = (env: Record<string, string>): WorkerProcess => spawnService(WORKER_ENTRY, env, 'Herald worker started');
 
-/** The API as its own OS process (the built code) on an ephemeral port; resolves once it listens. */
-export async function spawnApi(env: Record<string, string>): Promise<ServiceProcess & { url: string }> {
-  const api = spawnService(API_ENTRY, { PORT: '0', ...env }, 'Herald API listening');
-  const exited = new Promise<never>((_, reject) => api.child.once('exit', (code) => reject(new Error(`the API exited (${code}) before listening:\n${api.output.join('')}`))));
-  const line = await Promise.race([api.ready, exited]);
-  const port = /"port":(\d+)/.exec(line)?.[1];
-  if (!port) throw new Error(`no port in: ${line}`);
-  return { ...api, url: `http://127.0.0.1:${port}` };
+/**
+ * The API as its own OS process (the built code), as one of several containers behind a load
+ * balancer; resolves once it answers `/health`. Requests go over real sockets.
+ */
+export async function spawnApi(env: Record<string, string>) {
+  const port = await freePort();
+  const api = spawnService(API_ENTRY, { PORT: String(port), ...env }, 'Herald API listening');
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntil(
+      async () => {
+        if (api.child.exitCode !== null) throw new Error(`the API exited (${api.child.exitCode})`);
+        return (await fetch(`${url}/health`)).status === 200;
+      },
+      20_000,
+      () => `the API process on port ${port}:\n${api.output.join('')}`,
+      100,
+    );
+  } catch (err) {
+    await api.stop('SIGKILL');
+    throw err;
+  }
+  const request = <T = any>(method: string, route: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> => httpRequest<T>(url, method, route, opts);
+  return {
+    ...api,
+    url,
+    request,
+    get: <T = any>(route: string, opts?: RequestOptions) => request<T>('GET', route, opts),
+    post: <T = any>(route: string, opts?: RequestOptions) => request<T>('POST', route, opts),
+    patch: <T = any>(route: string, opts?: RequestOptions) => request<T>('PATCH', route, opts),
+  };
 }
+
+export type ApiProcess = Awaited<ReturnType<typeof spawnApi>>;
 
 function spawnService(entry: string, env: Record<string, string>, readyText: string): ServiceProcess {
   const child = spawn(process.execPath, [entry], { env: testEnv(env) as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -55,22 +82,6 @@ function spawnService(entry: string, env: Record<string, string>, readyText: str
       return exited;
     },
   };
-}
-
-export interface ServiceAccount {
-  projectId: string;
-  clientEmail: string;
-  privateKey: string;
-  publicKey: string;
-}
-
-export function serviceAccount(projectId = unique('fb')): ServiceAccount {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-  });
-  return { projectId, clientEmail: `herald@${projectId}.iam.gserviceaccount.com`, privateKey, publicKey };
 }
 
 /**
@@ -144,13 +155,17 @@ export async function startPipeline(workerEnv: Record<string, string> = {}, apiE
 
     /** Polls the notification until it is no longer scheduled, queued or processing. */
     async waitForNotification(apiKey: string, notificationId: string, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const res = await h.get(`/push/notifications/${notificationId}`, { apiKey });
-        if (res.status === 200 && !['scheduled', 'queued', 'processing'].includes(res.body.status)) return res.body;
-        if (Date.now() > deadline) throw new Error(`notification ${notificationId} still ${res.body?.status} after ${timeoutMs} ms; worker output:\n${workers.map((w) => w.output.join('')).join('\n')}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      let status: string | undefined;
+      return waitUntil(
+        async () => {
+          const res = await h.get(`/push/notifications/${notificationId}`, { apiKey });
+          status = res.body?.status;
+          return res.status === 200 && !['scheduled', 'queued', 'processing'].includes(res.body.status) && res.body;
+        },
+        timeoutMs,
+        () => `notification ${notificationId} to end (still ${status}); worker output:\n${workers.map((w) => w.output.join('')).join('\n')}`,
+        100,
+      );
     },
 
     async close() {

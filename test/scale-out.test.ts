@@ -1,9 +1,8 @@
 import { STATUS_CODES } from 'node:http';
-import { spawnApi, type ApiProcess } from './api-process';
 import { createApiKey } from './fixtures';
 import { unique, type ApiResponse } from './harness';
-import { startPipeline, type Pipeline, type WorkerProcess } from './pipeline';
-import { waitUntil } from './services';
+import { spawnApi, startPipeline, type ApiProcess, type Pipeline, type WorkerProcess } from './pipeline';
+import { waitUntil } from './wait';
 
 /**
  * Herald as it runs in production: TWO API processes (behind an imaginary load balancer: requests

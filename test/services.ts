@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
+import { waitUntil } from './wait';
 
 /**
  * PRIVATE Redis and PostgreSQL servers for tests that stop and restart their dependencies. They
@@ -35,20 +36,6 @@ export async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-/** Polls `check` until it resolves true, or throws after `timeoutMs` with `what` in the message. */
-export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string, intervalMs = 50): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if (await check()) return;
-    } catch {
-      /* not yet */
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
 }
 
 const exited = (child: ChildProcess) =>

@@ -1,6 +1,6 @@
 import { createTemplateCompiler } from '@herald/core';
 import { loadProviderCredentials, sqlPool } from '@herald/db';
-import { serviceAccount, startPipeline, type Pipeline } from '../../../../test/pipeline';
+import { serviceAccount, startPipeline, type Pipeline } from '@herald/testing';
 import { ProjectContexts } from './project-context';
 import { DeliveryRepository } from './repository';
 

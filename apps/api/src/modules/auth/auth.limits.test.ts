@@ -1,6 +1,4 @@
-import { createProject } from '../../../../../test/fixtures';
-import { expectError, PASSWORD, startApi, uniqueEmail, type ApiResponse, type Harness } from '../../../../../test/harness';
-import { tokenFromMail } from '../../../../../test/smtp';
+import { createProject, expectError, PASSWORD, startApi, tokenFromMail, uniqueEmail, type ApiResponse, type Harness } from '@herald/testing';
 import { SIGNUP_CLOSED } from './auth.routes';
 import { createAuthService } from './auth.service';
 

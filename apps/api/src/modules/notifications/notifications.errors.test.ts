@@ -1,6 +1,5 @@
-import { expectError, startApi, unique, type Harness } from '../../../../../test/harness';
-import { tenant } from '../../../../../test/fixtures';
-import { sendableProject } from './__tests__/sendable';
+import { expectError, startApi, tenant, unique, type Harness } from '@herald/testing';
+import { sendableProject } from './test-helpers/sendable';
 
 /** Every send the API refuses: a clear 4xx, and nothing written or queued (docs/api.md#sending). */
 let h: Harness;

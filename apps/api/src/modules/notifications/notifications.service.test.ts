@@ -1,9 +1,7 @@
 import { Queue } from 'bullmq';
 import { AppError, deliverJob, deliverJobId, NOTIFICATIONS_QUEUE } from '@herald/core';
 import { closeDb, createDb, sqlPool } from '@herald/db';
-import { startApi, type Harness } from '../../../../../test/harness';
-import { tenant } from '../../../../../test/fixtures';
-import { startRedis } from '../../../../../test/services';
+import { startApi, startRedis, tenant, type Harness } from '@herald/testing';
 import { postgresLoaders } from '../../project-cache/loaders';
 import { ProjectSnapshot } from '../../project-cache/project-cache';
 import { createRedis } from '../../redis';

@@ -1,6 +1,5 @@
 import { openSecret, webhookJobId, webhookSealContext } from '@herald/core';
-import { expectError, startApi, type Harness } from '../../../../../test/harness';
-import { addMember, createProject } from '../../../../../test/fixtures';
+import { addMember, createProject, expectError, startApi, type Harness } from '@herald/testing';
 
 let h: Harness;
 beforeAll(async () => {
