@@ -26,11 +26,13 @@ export const spawnWorker = (env: Record<string, string>): WorkerProcess => spawn
 
 /**
  * The API as its own OS process (the built code), as one of several containers behind a load
- * balancer; resolves once it answers `/health`. Requests go over real sockets.
+ * balancer; resolves once it answers `/health`. Requests go over real sockets. `started` gets the
+ * process as soon as it is spawned, so that whoever stops it finds it even if it never got ready.
  */
-export async function spawnApi(env: Record<string, string>) {
+export async function spawnApi(env: Record<string, string>, started?: ServiceProcess[]) {
   const port = await freePort();
   const api = spawnService(API_ENTRY, { PORT: String(port), ...env }, 'Herald API listening');
+  started?.push(api);
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitUntil(
@@ -96,7 +98,8 @@ export async function startPipeline(workerEnv: Record<string, string> = {}, apiE
   // it would take other files' notifications (and they its).
   const database = options.ownDatabase ? await privateDatabase() : undefined;
   const dbEnv: Record<string, string> = database ? { DATABASE_URL: database.url } : {};
-  const h: Harness = await startApi({ FCM_EMULATOR_HOST: emulator.host, QUEUE_PREFIX: queuePrefix, ...dbEnv, ...apiEnv });
+  const baseApiEnv = { FCM_EMULATOR_HOST: emulator.host, QUEUE_PREFIX: queuePrefix, ...dbEnv };
+  const h: Harness = await startApi({ ...baseApiEnv, ...apiEnv });
   const baseWorkerEnv = {
     FCM_EMULATOR_HOST: emulator.host,
     QUEUE_PREFIX: queuePrefix,
@@ -109,6 +112,7 @@ export async function startPipeline(workerEnv: Record<string, string> = {}, apiE
     ...workerEnv,
   };
   const workers: WorkerProcess[] = [];
+  const apiProcesses: ServiceProcess[] = [];
 
   const p = {
     h,
@@ -125,6 +129,9 @@ export async function startPipeline(workerEnv: Record<string, string> = {}, apiE
       await Promise.race([w.ready, timeout]).finally(() => clearTimeout(timer));
       return w;
     },
+
+    /** Another API, as its own process, on the pipeline's database, queues and emulator; stopped by `close`. */
+    startApi: (extra: Record<string, string> = {}) => spawnApi({ ...baseApiEnv, ...extra }, apiProcesses),
 
     /** A tenant with push config, one provider per service account (priority in order) and a template. */
     async project(accounts: ServiceAccount[] = [serviceAccount()], template = { title: 'Hello {{name}}', body: 'You have {{count}} new messages', data: { screen: 'inbox' } as Record<string, unknown> }) {
@@ -169,7 +176,7 @@ export async function startPipeline(workerEnv: Record<string, string> = {}, apiE
     },
 
     async close() {
-      await Promise.all(workers.map((w) => w.stop('SIGTERM')));
+      await Promise.all([...workers, ...apiProcesses].map((w) => w.stop('SIGTERM')));
       await h.close();
       await emulator.close();
       await database?.drop();

@@ -38,6 +38,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Ends a client's connection, unless it has ended already: ioredis's disconnect() arms a timer that
+ * only the socket's closing clears, so on a socket closed before (a refused probe, a SHUTDOWN) it
+ * would hold the test process for 2 s.
+ */
+const disconnect = (client: Redis) => {
+  if (client.status !== 'end') client.disconnect();
+};
+
 const exited = (child: ChildProcess) =>
   child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => child.once('exit', () => r()));
 
@@ -81,7 +90,7 @@ export async function startRedis(): Promise<PrivateRedis> {
           await probe.connect();
           return (await probe.ping()) === 'PONG';
         } finally {
-          probe.disconnect();
+          disconnect(probe);
         }
       },
       10_000,
@@ -97,7 +106,7 @@ export async function startRedis(): Promise<PrivateRedis> {
       admin.on('error', () => undefined);
       // SHUTDOWN closes the connection instead of answering.
       await admin.call('SHUTDOWN', 'SAVE').catch(() => undefined);
-      admin.disconnect();
+      disconnect(admin);
     } else {
       running.kill('SIGKILL');
     }
