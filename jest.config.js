@@ -5,7 +5,8 @@ module.exports = {
   roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/test', '<rootDir>/deploy'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
-  moduleNameMapper: { '^@herald/([a-z-]+)$': '<rootDir>/packages/$1/src' },
+  // `@herald/testing` is the test harness (test/index.ts), not a package.
+  moduleNameMapper: { '^@herald/testing$': '<rootDir>/test/index.ts', '^@herald/([a-z-]+)$': '<rootDir>/packages/$1/src' },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',

@@ -6,7 +6,7 @@ import type { RouteDefinition } from '../apps/api/src/http/define-route';
 import { apiRoutes } from '../apps/api/src/routes';
 import { addMember, createApiKey, createProject } from './fixtures';
 import { PASSWORD, startApi, unique, uniqueEmail, type Harness, type Session } from './harness';
-import { serviceAccount, type ServiceAccount } from './pipeline';
+import { serviceAccount, type ServiceAccount } from './credentials';
 
 /**
  * Bad input never reaches a 500 (docs/api.md#status-codes). Every route that `apiRoutes()` mounts — so a new

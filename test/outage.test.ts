@@ -2,7 +2,8 @@ import { STATUS_CODES } from 'node:http';
 import { ensureDatabase, migrate } from '@herald/db';
 import { unique, type ApiResponse } from './harness';
 import { startPipeline, type Pipeline } from './pipeline';
-import { startPostgres, startRedis, waitUntil, type PrivatePostgres, type PrivateRedis } from './services';
+import { startPostgres, startRedis, type PrivatePostgres, type PrivateRedis } from './services';
+import { waitUntil } from './wait';
 
 /**
  * Real outages: the API (in this process) and a worker (a child process) run against a PRIVATE

@@ -1,5 +1,5 @@
 import type { Client, Pool } from 'pg';
-import { waitUntil } from './services';
+import { waitUntil } from './wait';
 
 /**
  * Telling a client's connections apart in Postgres: a DATABASE_URL whose sessions carry

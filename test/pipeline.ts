@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
 import { startFcmEmulator, type FcmEmulator } from '@herald/fcm-emulator';
 import { dropDatabase, ensureDatabase, migrate } from '../packages/db/src/migrate';
-import { startApi, testEnv, unique, type Harness } from './harness';
+import { serviceAccount, type ServiceAccount } from './credentials';
+import { httpRequest, startApi, testEnv, unique, type ApiResponse, type Harness, type RequestOptions } from './harness';
 import { tenant, type Tenant } from './fixtures';
+import { freePort } from './services';
+import { waitUntil } from './wait';
 
 const WORKER_ENTRY = path.join(__dirname, '../apps/worker/dist/main.js');
 const API_ENTRY = path.join(__dirname, '../apps/api/dist/main.js');
@@ -22,15 +24,42 @@ export type WorkerProcess = ServiceProcess;
 /** The worker as its own OS process (the built code), as in production. */
 export const spawnWorker = (env: Record<string, string>): WorkerProcess => spawnService(WORKER_ENTRY, env, 'Herald worker started');
 
-/** The API as its own OS process (the built code) on an ephemeral port; resolves once it listens. */
-export async function spawnApi(env: Record<string, string>): Promise<ServiceProcess & { url: string }> {
-  const api = spawnService(API_ENTRY, { PORT: '0', ...env }, 'Herald API listening');
-  const exited = new Promise<never>((_, reject) => api.child.once('exit', (code) => reject(new Error(`the API exited (${code}) before listening:\n${api.output.join('')}`))));
-  const line = await Promise.race([api.ready, exited]);
-  const port = /"port":(\d+)/.exec(line)?.[1];
-  if (!port) throw new Error(`no port in: ${line}`);
-  return { ...api, url: `http://127.0.0.1:${port}` };
+/**
+ * The API as its own OS process (the built code), as one of several containers behind a load
+ * balancer; resolves once it answers `/health`. Requests go over real sockets. `started` gets the
+ * process as soon as it is spawned, so that whoever stops it finds it even if it never got ready.
+ */
+export async function spawnApi(env: Record<string, string>, started?: ServiceProcess[]) {
+  const port = await freePort();
+  const api = spawnService(API_ENTRY, { PORT: String(port), ...env }, 'Herald API listening');
+  started?.push(api);
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntil(
+      async () => {
+        if (api.child.exitCode !== null) throw new Error(`the API exited (${api.child.exitCode})`);
+        return (await fetch(`${url}/health`)).status === 200;
+      },
+      20_000,
+      () => `the API process on port ${port}:\n${api.output.join('')}`,
+      100,
+    );
+  } catch (err) {
+    await api.stop('SIGKILL');
+    throw err;
+  }
+  const request = <T = any>(method: string, route: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> => httpRequest<T>(url, method, route, opts);
+  return {
+    ...api,
+    url,
+    request,
+    get: <T = any>(route: string, opts?: RequestOptions) => request<T>('GET', route, opts),
+    post: <T = any>(route: string, opts?: RequestOptions) => request<T>('POST', route, opts),
+    patch: <T = any>(route: string, opts?: RequestOptions) => request<T>('PATCH', route, opts),
+  };
 }
+
+export type ApiProcess = Awaited<ReturnType<typeof spawnApi>>;
 
 function spawnService(entry: string, env: Record<string, string>, readyText: string): ServiceProcess {
   const child = spawn(process.execPath, [entry], { env: testEnv(env) as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -57,22 +86,6 @@ function spawnService(entry: string, env: Record<string, string>, readyText: str
   };
 }
 
-export interface ServiceAccount {
-  projectId: string;
-  clientEmail: string;
-  privateKey: string;
-  publicKey: string;
-}
-
-export function serviceAccount(projectId = unique('fb')): ServiceAccount {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-  });
-  return { projectId, clientEmail: `herald@${projectId}.iam.gserviceaccount.com`, privateKey, publicKey };
-}
-
 /**
  * API (in this process) + worker (child process) + FCM emulator (in this process, over a socket),
  * with real Postgres and Redis, and a queue prefix of their own so that parallel test files never
@@ -85,7 +98,8 @@ export async function startPipeline(workerEnv: Record<string, string> = {}, apiE
   // it would take other files' notifications (and they its).
   const database = options.ownDatabase ? await privateDatabase() : undefined;
   const dbEnv: Record<string, string> = database ? { DATABASE_URL: database.url } : {};
-  const h: Harness = await startApi({ FCM_EMULATOR_HOST: emulator.host, QUEUE_PREFIX: queuePrefix, ...dbEnv, ...apiEnv });
+  const baseApiEnv = { FCM_EMULATOR_HOST: emulator.host, QUEUE_PREFIX: queuePrefix, ...dbEnv };
+  const h: Harness = await startApi({ ...baseApiEnv, ...apiEnv });
   const baseWorkerEnv = {
     FCM_EMULATOR_HOST: emulator.host,
     QUEUE_PREFIX: queuePrefix,
@@ -98,6 +112,7 @@ export async function startPipeline(workerEnv: Record<string, string> = {}, apiE
     ...workerEnv,
   };
   const workers: WorkerProcess[] = [];
+  const apiProcesses: ServiceProcess[] = [];
 
   const p = {
     h,
@@ -114,6 +129,9 @@ export async function startPipeline(workerEnv: Record<string, string> = {}, apiE
       await Promise.race([w.ready, timeout]).finally(() => clearTimeout(timer));
       return w;
     },
+
+    /** Another API, as its own process, on the pipeline's database, queues and emulator; stopped by `close`. */
+    startApi: (extra: Record<string, string> = {}) => spawnApi({ ...baseApiEnv, ...extra }, apiProcesses),
 
     /** A tenant with push config, one provider per service account (priority in order) and a template. */
     async project(accounts: ServiceAccount[] = [serviceAccount()], template = { title: 'Hello {{name}}', body: 'You have {{count}} new messages', data: { screen: 'inbox' } as Record<string, unknown> }) {
@@ -144,17 +162,21 @@ export async function startPipeline(workerEnv: Record<string, string> = {}, apiE
 
     /** Polls the notification until it is no longer scheduled, queued or processing. */
     async waitForNotification(apiKey: string, notificationId: string, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const res = await h.get(`/push/notifications/${notificationId}`, { apiKey });
-        if (res.status === 200 && !['scheduled', 'queued', 'processing'].includes(res.body.status)) return res.body;
-        if (Date.now() > deadline) throw new Error(`notification ${notificationId} still ${res.body?.status} after ${timeoutMs} ms; worker output:\n${workers.map((w) => w.output.join('')).join('\n')}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      let status: string | undefined;
+      return waitUntil(
+        async () => {
+          const res = await h.get(`/push/notifications/${notificationId}`, { apiKey });
+          status = res.body?.status;
+          return res.status === 200 && !['scheduled', 'queued', 'processing'].includes(res.body.status) && res.body;
+        },
+        timeoutMs,
+        () => `notification ${notificationId} to end (still ${status}); worker output:\n${workers.map((w) => w.output.join('')).join('\n')}`,
+        100,
+      );
     },
 
     async close() {
-      await Promise.all(workers.map((w) => w.stop('SIGTERM')));
+      await Promise.all([...workers, ...apiProcesses].map((w) => w.stop('SIGTERM')));
       await h.close();
       await emulator.close();
       await database?.drop();

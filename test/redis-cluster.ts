@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Redis, { Cluster, type ClusterOptions } from 'ioredis';
-import { atExit, exited, freePort, waitUntil } from './services';
+import { atExit, exited, freePort } from './services';
+import { waitUntil } from './wait';
 
 /**
  * A PRIVATE Redis Cluster for tests: three masters with a replica each, from Debian's `redis-server`

@@ -1,9 +1,8 @@
 import { STATUS_CODES } from 'node:http';
-import { spawnApi, type ApiProcess } from './api-process';
 import { createApiKey } from './fixtures';
 import { unique, type ApiResponse } from './harness';
-import { startPipeline, type Pipeline, type WorkerProcess } from './pipeline';
-import { waitUntil } from './services';
+import { startPipeline, type ApiProcess, type Pipeline, type WorkerProcess } from './pipeline';
+import { waitUntil } from './wait';
 
 /**
  * Herald as it runs in production: TWO API processes (behind an imaginary load balancer: requests
@@ -25,14 +24,12 @@ let workers: WorkerProcess[] = [];
 
 beforeAll(async () => {
   p = await startPipeline({ DELIVERY_BATCH_SIZE: String(BATCH), WORKER_CONCURRENCY: String(CONCURRENCY) });
-  const apiEnv = { QUEUE_PREFIX: p.queuePrefix, FCM_EMULATOR_HOST: p.emulator.host, RATE_LIMIT_SEND: String(SEND_LIMIT), LOG_LEVEL: 'warn' };
-  [apis, workers] = await Promise.all([Promise.all([spawnApi(apiEnv), spawnApi(apiEnv)]), Promise.all([p.startWorker(), p.startWorker()])]);
+  const apiEnv = { RATE_LIMIT_SEND: String(SEND_LIMIT), LOG_LEVEL: 'warn' };
+  [apis, workers] = await Promise.all([Promise.all([p.startApi(apiEnv), p.startApi(apiEnv)]), Promise.all([p.startWorker(), p.startWorker()])]);
 }, 90_000);
 
-afterAll(async () => {
-  await Promise.allSettled(apis.map((a) => a.stop()));
-  await p?.close();
-});
+// Stops the APIs and workers too, also those of a beforeAll that failed half-way.
+afterAll(() => p?.close());
 
 /** Request i goes to API i mod 2, as a round-robin load balancer would send it. */
 const lb = (i: number) => apis[i % apis.length];

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
+import { waitUntil } from './wait';
 
 /**
  * PRIVATE Redis and PostgreSQL servers for tests that stop and restart their dependencies. They
@@ -43,19 +44,14 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Polls `check` until it resolves true, or throws after `timeoutMs` with `what` in the message. */
-export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string, intervalMs = 50): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if (await check()) return;
-    } catch {
-      /* not yet */
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
+/**
+ * Ends a client's connection, unless it has ended already: ioredis's disconnect() arms a timer that
+ * only the socket's closing clears, so on a socket closed before (a refused probe, a SHUTDOWN) it
+ * would hold the test process for 2 s.
+ */
+const disconnect = (client: Redis) => {
+  if (client.status !== 'end') client.disconnect();
+};
 
 /** Resolves once `child` has exited (at once if it has). */
 export const exited = (child: ChildProcess) =>
@@ -101,7 +97,7 @@ export async function startRedis(): Promise<PrivateRedis> {
           await probe.connect();
           return (await probe.ping()) === 'PONG';
         } finally {
-          probe.disconnect();
+          disconnect(probe);
         }
       },
       10_000,
@@ -117,7 +113,7 @@ export async function startRedis(): Promise<PrivateRedis> {
       admin.on('error', () => undefined);
       // SHUTDOWN closes the connection instead of answering.
       await admin.call('SHUTDOWN', 'SAVE').catch(() => undefined);
-      admin.disconnect();
+      disconnect(admin);
     } else {
       running.kill('SIGKILL');
     }

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import { waitUntil } from './wait';
 
 export interface CapturedMail {
   to: string[];
@@ -13,7 +14,6 @@ export interface CapturedMail {
 /** A real SMTP server in-process: the API's nodemailer transport talks to it over a socket. */
 export async function startSmtp() {
   const mails: CapturedMail[] = [];
-  const waiters: Array<() => void> = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -23,7 +23,6 @@ export async function startSmtp() {
         .then((parsed) => {
           const to = [parsed.to].flat().flatMap((a) => (a ? a.value.map((v) => v.address ?? '') : []));
           mails.push({ to, from: parsed.from?.text ?? '', subject: parsed.subject ?? '', text: parsed.text ?? '', html: typeof parsed.html === 'string' ? parsed.html : '' });
-          waiters.splice(0).forEach((w) => w());
           callback();
         })
         .catch(callback);
@@ -31,23 +30,18 @@ export async function startSmtp() {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
+  const mailsTo = (to: string) => mails.filter((m) => m.to.includes(to.toLowerCase()));
 
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
+    /** The mails to `to`, in the order they arrived. */
+    mailsTo,
     /** Waits for a mail to `to` (matching `subject` if given), up to 5 s. */
-    async waitFor(to: string, subject?: RegExp): Promise<CapturedMail> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const found = mails.find((m) => m.to.includes(to.toLowerCase()) && (!subject || subject.test(m.subject)));
-        if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no mail to ${to} within 5 s`);
-        await new Promise<void>((resolve) => {
-          waiters.push(resolve);
-          setTimeout(resolve, 200);
-        });
-      }
-    },
+    waitFor: (to: string, subject?: RegExp): Promise<CapturedMail> =>
+      waitUntil(() => mailsTo(to).find((m) => !subject || subject.test(m.subject)), 5000, `a mail to ${to}${subject ? ` matching ${subject}` : ''}`),
+    /** Waits for the `n`-th mail (from 1) to `to`, up to 5 s. */
+    nthMail: (to: string, n: number): Promise<CapturedMail> => waitUntil(() => mailsTo(to)[n - 1], 5000, `mail #${n} to ${to}`),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { createServer } from 'node:net';
 import { spawnApi } from './pipeline';
-import { waitUntil } from './services';
+import { waitUntil } from './wait';
 
 /**
  * The built API starts while Redis or Postgres is unreachable: it listens, answers /health, says in

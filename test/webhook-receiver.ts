@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitUntil } from './wait';
 
 export interface ReceivedWebhook {
   path: string;
@@ -52,11 +53,7 @@ export async function startReceiver() {
     at: (path: string) => received.filter((r) => r.path === path),
     /** Waits until `path` has received `count` requests. */
     async waitFor(path: string, count: number, timeoutMs = 20_000): Promise<ReceivedWebhook[]> {
-      const deadline = Date.now() + timeoutMs;
-      while (receiver.at(path).length < count) {
-        if (Date.now() > deadline) throw new Error(`${path} received ${receiver.at(path).length} of ${count} requests within ${timeoutMs} ms`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await waitUntil(() => receiver.at(path).length >= count, timeoutMs, () => `${count} requests to ${path} (received ${receiver.at(path).length})`);
       return receiver.at(path);
     },
     /** Down: connections are refused until `start`. */

@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Browser } from 'playwright-core';
 import { httpRequest, PASSWORD, unique, uniqueEmail } from '../harness';
-import { serviceAccount, startPipeline, type Pipeline } from '../pipeline';
+import { serviceAccount } from '../credentials';
+import { startPipeline, type Pipeline } from '../pipeline';
 import { DASHBOARD_DIR } from '../../apps/api/src/dashboard/serve';
 import { CHROMIUM, launch, newPage, PHONE, SCREENSHOTS, seriousViolations, shoot, type DashboardPage } from './browser';
 

@@ -1,4 +1,4 @@
-import { rsaKey } from '../../apps/api/src/modules/push-config/__tests__/credentials';
+import { rsaKey } from '../credentials';
 import type { IsolationTable } from './types';
 
 const { privateKey } = rsaKey();

@@ -8,6 +8,7 @@ import type { ApiContainer } from './container';
 import { mountDashboard } from './dashboard/serve';
 import { mountRoutes } from './http/define-route';
 import { errorHandler, notFoundHandler } from './http/errors';
+import { createLimits } from './http/limits';
 import { createApiMetrics } from './http/metrics';
 import { useRequestLog } from './http/request-log';
 import { mountHealth } from './modules/health/health.routes';
@@ -30,7 +31,8 @@ export function createApp(c: ApiContainer): Express {
 
   // On the app itself, not a nested router: one dispatch less per request.
   const routes = apiRoutes(c);
-  mountRoutes(app, routes, { authenticator: c.authenticator, gate: c.gate, projectCache: c.projectCache });
+  const limits = createLimits(c.redis, c.config.queuePrefix, c.config.rateLimits);
+  mountRoutes(app, routes, { authenticator: c.authenticator, gate: c.gate, projectCache: c.projectCache, limits });
   mountHealth(app, c);
   if (metrics) app.get('/metrics', metrics.handler);
   mountApiDocs(app, () => buildOpenApiDocument(routes));

@@ -6,7 +6,6 @@ import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE } from '@herald/core';
 import { closeDb, createDb, sqlPool, WebhookEvents, type Db } from '@herald/db';
 import { ProjectGate } from './http/access';
 import { Authenticator } from './http/caller';
-import { createLimiterFactory, type LimiterFactory } from './http/rate-limit';
 import { createLogger } from './logger';
 import { createMailer, type Mailer } from '@herald/mail';
 import { ProjectReads } from '@herald/project-state';
@@ -32,7 +31,6 @@ export interface ApiContainer {
   projectCache: ProjectCache;
   authenticator: Authenticator;
   gate: ProjectGate;
-  limiter: LimiterFactory;
   close(): Promise<void>;
 }
 
@@ -67,7 +65,6 @@ export function createContainer(config: ApiConfig, overrides: ContainerOverrides
     projectCache,
     authenticator: new Authenticator(db, config.jwt.secret, projectCache),
     gate: new ProjectGate(db),
-    limiter: createLimiterFactory(redis, config.queuePrefix),
     async close() {
       mailer.close();
       await queue.close().catch(() => undefined);

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { startApi, type Harness } from '../../../test/harness';
+import { startApi, type Harness } from '@herald/testing';
 
 /**
  * Hardening: a client that trickles its headers or its body held a connection for minutes (Node's

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { unique } from '../../../test/harness';
-import { startPipeline, type Pipeline } from '../../../test/pipeline';
+import { startPipeline, unique, type Pipeline } from '@herald/testing';
 import { createHeraldClient, HeraldApiError, waitForNotification } from './index';
 
 /** The client against a running Herald: API + worker process + FCM emulator. */

@@ -1,4 +1,4 @@
-import { databaseUrlNamed, sessionsGone, sessionsNamed } from '../../../test/pg-sessions';
+import { databaseUrlNamed, sessionsGone, sessionsNamed } from '@herald/testing';
 import { closeDb, createDb, sqlPool } from './client';
 
 it('customPlans and randomPageCost reach every connection; by default Postgres decides', async () => {

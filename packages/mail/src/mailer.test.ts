@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startSmtp } from '../../../test/smtp';
+import { startSmtp } from '@herald/testing';
 
 const ROOT = path.join(__dirname, '../../..');
 

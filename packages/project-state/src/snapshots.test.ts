@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import pino from 'pino';
-import { startRedis, waitUntil, type PrivateRedis } from '../../../test/services';
+import { startRedis, waitUntil, type PrivateRedis } from '@herald/testing';
 import { Lazy, LoadedByKey } from './memo';
 import { ProjectSnapshots } from './snapshots';
 import { projectVersionKey, ProjectVersions } from './versions';

@@ -1,13 +1,18 @@
-import type { IRouter, NextFunction, Request, RequestHandler, Response } from 'express';
+import type { IRouter, Request, Response } from 'express';
+import type { OpenAPIV3_1 } from 'openapi-types';
 import { z } from 'zod';
 import { AppError } from '@herald/core';
 import type { AccessDenial, ProjectAccess, ProjectGate, ProjectNeed } from './access';
 import { checkInput } from './input-guard';
-import type { AuthMode, Authenticator, Caller } from './caller';
+import { credentialOf, type AuthMode, type Authenticator, type Caller } from './caller';
+import type { LimitName, Limits } from './limits';
+import { clientIp, type Limit } from './rate-limit';
 import type { ProjectCache, ProjectSnapshot } from '../project-cache/project-cache';
 
 type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type AnySchema = z.ZodType;
+/** Header names as the API document spells them (`Idempotency-Key`); read case-insensitively. */
+type HeaderSchema = z.ZodObject;
 type UserCaller = Extract<Caller, { type: 'user' }>;
 
 type CallerFor<A extends AuthMode> = A extends 'none'
@@ -21,6 +26,33 @@ type CallerFor<A extends AuthMode> = A extends 'none'
         : Caller;
 
 type Parsed<S> = S extends AnySchema ? z.infer<S> : undefined;
+type Maybe<S> = S | undefined;
+
+/**
+ * A request body that is no JSON: a multipart upload. The one place a route reads Express's request,
+ * and only through this: the handler gets what `read` returns (`ctx.upload`).
+ */
+export interface Upload<T> {
+  /** Reads the upload off the request (before validation): rejects with the 4xx a bad upload gets. */
+  receive(req: Request, res: Response): Promise<void>;
+  /** What was received, as the handler gets it; throws the 400 of a missing or unreadable part. */
+  read(req: Request): T;
+  /** The request body, for the API document. */
+  requestBody: OpenAPIV3_1.RequestBodyObject;
+}
+
+type Uploaded<U> = U extends Upload<infer T> ? T : undefined;
+
+/** The limit a route counts every request against before validation, per credential or per client IP. */
+export interface RouteRateLimit {
+  name: LimitName;
+  /**
+   * `credential`: the API key, or the user behind the JWT. Started together with authentication when
+   * the credential is known without I/O (`credentialHint`), so that its Redis command leaves in the
+   * same write as the project-version read (the send path is benchmarked).
+   */
+  per: 'credential' | 'ip';
+}
 
 export interface ProjectSpec {
   /**
@@ -35,7 +67,7 @@ export interface ProjectSpec {
   state?: true;
 }
 
-export interface RouteSpec<A extends AuthMode, P, Q, B, PS extends ProjectSpec | undefined> {
+export interface RouteSpec<A extends AuthMode, P, Q, B, H, PS extends ProjectSpec | undefined, L extends LimitName, U> {
   method: HttpMethod;
   path: string;
   summary: string;
@@ -44,17 +76,20 @@ export interface RouteSpec<A extends AuthMode, P, Q, B, PS extends ProjectSpec |
   params?: P;
   query?: Q;
   body?: B;
+  /** Request headers the route reads, by name (a `z.object`); in the API document as header parameters. */
+  headers?: H;
+  /** A multipart upload instead of a JSON body. */
+  upload?: U;
   project?: PS;
   /** Status of a successful answer (default 200). A handler may override it with `reply()`. */
   status?: number;
+  /** Counted after authentication (a bad credential is a 401, never a 429), before validation. */
+  rateLimit?: RouteRateLimit;
   /**
-   * The route's rate limiter (`LimiterFactory`), run before validation. Keyed by credential, it
-   * starts together with authentication when the credential is known without I/O (`credentialHint`),
-   * so that its Redis command leaves in the same write as the project-version read.
+   * The limits the handler counts itself with `ctx.limit(name, subject)`, once it knows the subject:
+   * a field of the validated body, a project the caller was let into (a stranger uses up nothing).
    */
-  rateLimit?: RequestHandler;
-  /** Middleware run after authentication and the rate limit, before validation, e.g. multer. */
-  before?: RequestHandler[];
+  limits?: readonly L[];
   /** Response schema, for the API document. */
   response?: AnySchema;
   /**
@@ -65,12 +100,16 @@ export interface RouteSpec<A extends AuthMode, P, Q, B, PS extends ProjectSpec |
   keepsProjectCache?: boolean;
 }
 
+export type CountLimit<L extends LimitName> = (name: L, subject: string) => Promise<void>;
+
 export type AccessResource = (projectOf: Promise<string | undefined>, notFound: string, need?: ProjectNeed) => Promise<ProjectAccess>;
 
-export interface RouteContext<A extends AuthMode, P, Q, B, PS extends ProjectSpec | undefined> {
+export interface RouteContext<A extends AuthMode, P, Q, B, H, PS extends ProjectSpec | undefined, L extends LimitName, U> {
   params: Parsed<P>;
   query: Parsed<Q>;
   body: Parsed<B>;
+  headers: Parsed<H>;
+  upload: Uploaded<U>;
   caller: CallerFor<A>;
   project: PS extends ProjectSpec ? ProjectAccess : undefined;
   /** The project's snapshot from the project cache, at its current version (routes with `project.state`). */
@@ -83,8 +122,10 @@ export interface RouteContext<A extends AuthMode, P, Q, B, PS extends ProjectSpe
    * and a resource of a project the caller is not in answer alike: 404 `notFound`.
    */
   accessResource: AccessResource;
-  req: Request;
-  res: Response;
+  /** Counts this request against one of the route's `limits` for `subject`: a 429 (thrown) past it. */
+  limit: CountLimit<L>;
+  /** The client's address as per-IP limits count it (behind a proxy, see `TRUST_PROXY`). */
+  readonly clientIp: string;
 }
 
 export class Reply {
@@ -97,18 +138,25 @@ export class Reply {
 export const reply = (status: number, body: unknown, headers?: Record<string, string>) => new Reply(status, body, headers);
 
 export interface RouteDefinition {
-  spec: RouteSpec<AuthMode, AnySchema | undefined, AnySchema | undefined, AnySchema | undefined, ProjectSpec | undefined>;
-  handler: (ctx: RouteContext<AuthMode, AnySchema | undefined, AnySchema | undefined, AnySchema | undefined, ProjectSpec | undefined>) => Promise<unknown> | unknown;
+  spec: RouteSpec<AuthMode, Maybe<AnySchema>, Maybe<AnySchema>, Maybe<AnySchema>, Maybe<HeaderSchema>, Maybe<ProjectSpec>, LimitName, Maybe<Upload<unknown>>>;
+  handler: (ctx: RouteContext<AuthMode, Maybe<AnySchema>, Maybe<AnySchema>, Maybe<AnySchema>, Maybe<HeaderSchema>, Maybe<ProjectSpec>, LimitName, Maybe<Upload<unknown>>>) => Promise<unknown> | unknown;
 }
 
 /**
- * The one route builder: every input is parsed with zod and the caller and project are resolved
- * before the handler runs. Handlers get typed input and never read `req.body` raw.
+ * The one route builder: every input (path, query, body, headers, an upload) is parsed with zod and
+ * the caller and project are resolved before the handler runs. Handlers get typed input, count their
+ * limits through the context, and never see Express's request or response.
  */
-export function defineRoute<A extends AuthMode, P extends AnySchema | undefined = undefined, Q extends AnySchema | undefined = undefined, B extends AnySchema | undefined = undefined, PS extends ProjectSpec | undefined = undefined>(
-  spec: RouteSpec<A, P, Q, B, PS>,
-  handler: (ctx: RouteContext<A, P, Q, B, PS>) => Promise<unknown> | unknown,
-): RouteDefinition {
+export function defineRoute<
+  A extends AuthMode,
+  P extends Maybe<AnySchema> = undefined,
+  Q extends Maybe<AnySchema> = undefined,
+  B extends Maybe<AnySchema> = undefined,
+  H extends Maybe<HeaderSchema> = undefined,
+  PS extends Maybe<ProjectSpec> = undefined,
+  L extends LimitName = never,
+  U extends Maybe<Upload<unknown>> = undefined,
+>(spec: RouteSpec<A, P, Q, B, H, PS, L, U>, handler: (ctx: RouteContext<A, P, Q, B, H, PS, L, U>) => Promise<unknown> | unknown): RouteDefinition {
   return { spec, handler } as unknown as RouteDefinition;
 }
 
@@ -135,44 +183,51 @@ export interface RouteRuntime {
   authenticator: Authenticator;
   gate: ProjectGate;
   projectCache: ProjectCache;
+  limits: Limits;
 }
 
-const runMiddleware = (h: RequestHandler, req: Request, res: Response) =>
-  new Promise<void>((resolve, reject) => {
-    const next: NextFunction = (err?: unknown) => (err ? reject(err) : resolve());
-    Promise.resolve(h(req, res, next)).catch(reject);
-  });
+interface CountedLimit {
+  limit: Limit;
+  per: RouteRateLimit['per'];
+}
 
-const runBefore = (handlers: RequestHandler[], req: Request, res: Response) =>
-  handlers.reduce<Promise<void>>((chain, h) => chain.then(() => runMiddleware(h, req, res)), Promise.resolve());
+const limitSubject = (per: RouteRateLimit['per'], caller: Caller | undefined, req: Request) =>
+  per === 'ip' ? clientIp(req) : caller ? credentialOf(caller) : `ip:${clientIp(req)}`;
 
 /**
- * Authenticates the request and applies the route's rate limit. With an API key this instance has
- * seen, both start at once: one Redis write carries the version read and the counter. An error from
- * authentication wins over the limiter's (a bad key is a 401, never a 429).
+ * Authenticates the request and counts it against the route's rate limit. With an API key this
+ * instance has seen, both start at once: one Redis write carries the version read and the counter.
+ * An error from authentication wins over the limit's (a bad key is a 401, never a 429).
  */
-async function authenticateAndLimit(runtime: RouteRuntime, spec: RouteDefinition['spec'], req: Request, res: Response): Promise<Caller | undefined> {
-  const limiter = spec.rateLimit;
-  const hint = limiter && runtime.authenticator.credentialHint(req, spec.auth);
-  let limited: Promise<void> | undefined;
-  if (limiter && hint) {
-    res.locals.credential = hint;
-    limited = runMiddleware(limiter, req, res);
+async function authenticateAndLimit(authenticator: Authenticator, auth: AuthMode, rateLimit: CountedLimit | undefined, req: Request, res: Response): Promise<Caller | undefined> {
+  const hint = rateLimit?.per === 'credential' ? authenticator.credentialHint(req, auth) : undefined;
+  let counted: Promise<void> | undefined;
+  if (rateLimit && hint) {
+    counted = rateLimit.limit.count(req, res, hint);
     // Awaited only once authentication is done, possibly several event-loop turns later (a project
     // reloaded from Postgres). A 429 decided before then must not count as an unhandled rejection,
     // which would end the process.
-    limited.catch(() => undefined);
+    counted.catch(() => undefined);
   }
   let caller: Caller | undefined;
   try {
-    caller = await runtime.authenticator.resolve(req, spec.auth);
+    caller = await authenticator.resolve(req, auth);
   } catch (err) {
-    await limited?.catch(() => undefined);
+    await counted?.catch(() => undefined);
     throw err;
   }
-  res.locals.caller = caller;
-  if (limiter) await (limited ?? runMiddleware(limiter, req, res));
+  if (rateLimit) await (counted ?? rateLimit.limit.count(req, res, limitSubject(rateLimit.per, caller, req)));
   return caller;
+}
+
+/** The route's headers by the names its schema gives them, from Node's lowercased ones (the first, if sent twice). */
+function headerValues(req: Request, names: ReadonlyArray<readonly [string, string]>) {
+  const values: Record<string, string | undefined> = {};
+  for (const [name, lowercased] of names) {
+    const raw = req.headers[lowercased];
+    values[name] = Array.isArray(raw) ? raw[0] : raw;
+  }
+  return values;
 }
 
 type Access = (projectId: string, need?: ProjectNeed, denial?: AccessDenial) => Promise<ProjectAccess>;
@@ -214,11 +269,12 @@ function sendJson(req: Request, res: Response, status: number, body: unknown) {
 export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime: RouteRuntime) {
   for (const { spec, handler } of routes) {
     const invalidates = spec.method !== 'get' && !spec.keepsProjectCache;
+    const rateLimit = spec.rateLimit && { limit: runtime.limits[spec.rateLimit.name], per: spec.rateLimit.per };
+    const headerNames = spec.headers ? Object.keys(spec.headers.shape).map((name) => [name, name.toLowerCase()] as const) : [];
 
     /** Runs the route up to its answer; `touched` collects the projects it was allowed to act on. */
     const run = async (req: Request, res: Response, touched: Set<string>): Promise<unknown> => {
-      const caller = await authenticateAndLimit(runtime, spec, req, res);
-      if (res.headersSent) return undefined;
+      const caller = await authenticateAndLimit(runtime.authenticator, spec.auth, rateLimit, req, res);
       const access = async (projectId: string, need?: ProjectNeed, denial?: AccessDenial) => {
         if (!caller) throw AppError.unauthorized('Authentication required');
         const granted = await runtime.gate.check(caller, projectId, need, denial);
@@ -240,17 +296,31 @@ export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime:
       // body or upload holds (not a 400, 413 or 415).
       const params = parse(spec.params, req.params, 'path parameter');
       let project = spec.project?.from === 'params' ? await projectFor(spec.project, caller, { params }, access) : undefined;
-      if (spec.before?.length) {
-        await runBefore(spec.before, req, res);
-        if (res.headersSent) return undefined;
-      }
+      if (spec.upload) await spec.upload.receive(req, res);
       const query = parse(spec.query, req.query, 'query');
       if (spec.project?.from === 'query') project = await projectFor(spec.project, caller, { query }, access);
       const body = spec.body ? parse(spec.body, readJsonBody(req), 'request body') : undefined;
+      const headers = spec.headers ? parse(spec.headers, headerValues(req, headerNames), 'header') : undefined;
       if (spec.project && !project) project = await projectFor(spec.project, caller, { query, body }, access);
       // Already read for this request when an API key was checked: no second version read.
       const projectState = spec.project?.state && project ? await runtime.projectCache.snapshot(req, project.id) : undefined;
-      return handler({ params, query, body, caller, project, projectState, access, accessResource, req, res } as never);
+      const upload = spec.upload?.read(req);
+      return handler({
+        params,
+        query,
+        body,
+        headers,
+        upload,
+        caller,
+        project,
+        projectState,
+        access,
+        accessResource,
+        limit: (name: LimitName, subject: string) => runtime.limits[name].count(req, res, subject),
+        get clientIp() {
+          return clientIp(req);
+        },
+      } as never);
     };
 
     router[spec.method](spec.path, async (req: Request, res: Response) => {
@@ -263,7 +333,6 @@ export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime:
         // must see what this one changed.
         if (invalidates && touched.size) await runtime.projectCache.invalidate(touched);
       }
-      if (res.headersSent) return;
       if (result instanceof Reply) {
         res.set(result.headers);
         if (result.body === undefined) return void res.status(result.status).end();

@@ -1,7 +1,7 @@
 import express from 'express';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { expectError, PASSWORD, startApi, uniqueEmail, type Harness } from '../../../../test/harness';
+import { expectError, PASSWORD, startApi, uniqueEmail, type Harness } from '@herald/testing';
 import { errorHandler, notFoundHandler } from './errors';
 
 /** The one error path (docs/api.md#errors): every status leaves with `{ statusCode, message, error }`. */

@@ -1,4 +1,4 @@
-import { startApi, type Harness } from '../../../../test/harness';
+import { startApi, type Harness } from '@herald/testing';
 
 /** Security headers (helmet) on every answer, and CORS only for the configured dashboard origins. */
 let h: Harness;

@@ -1,4 +1,4 @@
-import { startApi, type Harness } from '../../../../test/harness';
+import { startApi, type Harness } from '@herald/testing';
 
 let h: Harness;
 beforeAll(async () => {

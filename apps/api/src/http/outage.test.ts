@@ -1,4 +1,4 @@
-import { startApi, type Harness } from '../../../../test/harness';
+import { startApi, type Harness } from '@herald/testing';
 
 /** Postgres or Redis unreachable → 503 within 5 s, and /ready names the one that is down. */
 describe.each([

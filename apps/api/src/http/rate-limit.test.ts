@@ -1,6 +1,4 @@
-import { expectError, httpRequest, PASSWORD, startApi, unique, uniqueEmail, type ApiResponse, type Harness } from '../../../../test/harness';
-import { spawnApi } from '../../../../test/pipeline';
-import { createApiKey, tenant } from '../../../../test/fixtures';
+import { createApiKey, expectError, httpRequest, PASSWORD, spawnApi, startApi, tenant, unique, uniqueEmail, type ApiResponse, type Harness } from '@herald/testing';
 
 /** The rate limits of docs/api.md#rate-limits, at their defaults, on an API with its own Redis key prefix. */
 let h: Harness;

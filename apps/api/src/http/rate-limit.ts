@@ -3,7 +3,6 @@ import { ipKeyGenerator, rateLimit, type Options as RateLimitOptions } from 'exp
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type Redis from 'ioredis';
 import { AppError } from '@herald/core';
-import { credentialOf, type Caller } from './caller';
 
 /**
  * rate-limit-redis loads its Lua scripts once, at start. If Redis is down then, the stored promise
@@ -27,30 +26,48 @@ class RecoveringRedisStore extends RedisStore {
   }
 }
 
-export interface LimiterOptions {
-  /** Distinguishes this limiter's counters in Redis. */
+/** One limit: requests counted per subject (a credential, an address, a project…) in fixed windows. */
+export interface Limit {
+  /**
+   * Counts the request against `subject`. Resolves when the request may go on (the `RateLimit`
+   * headers set on its answer); rejects with the 429 (`Retry-After` included), or with a 503 when
+   * Redis cannot count it.
+   */
+  count(req: Request, res: Response, subject: string): Promise<void>;
+}
+
+export interface LimitOptions {
+  /** Names the limit's counters in Redis and its `RateLimit-Policy`. */
   name: string;
   /** Requests allowed per window. */
   limit: number;
-  /** The bucket a request counts against. */
-  key: (req: Request) => string | Promise<string>;
-  /** The window, a minute unless said otherwise. */
-  windowMs?: number;
+  windowMs: number;
 }
 
+/** Runs an Express middleware as a promise: resolved when it calls `next()`, rejected with what it passes on. */
+const runMiddleware = (middleware: RequestHandler, req: Request, res: Response) =>
+  new Promise<void>((resolve, reject) => {
+    Promise.resolve(middleware(req, res, (err?: unknown) => (err ? reject(err) : resolve()))).catch(reject);
+  });
+
 /**
- * Fixed-window limits shared by every API instance through Redis (docs/api.md#rate-limits). A 429 leaves through
- * the error middleware with the error body of docs/api.md#errors, `Retry-After` and the IETF `RateLimit` headers.
+ * A fixed-window limit shared by every API instance through Redis (docs/api.md#rate-limits), counted
+ * by express-rate-limit: a 429 leaves through the error middleware with the error body of docs/api.md#errors,
+ * `Retry-After` and the IETF `RateLimit` headers.
  */
-export function createLimiterFactory(redis: Redis, prefix: string) {
-  return ({ name, limit, key, windowMs = 60_000 }: LimiterOptions): RequestHandler =>
-    rateLimit({
+export class RateLimit implements Limit {
+  /** The subject each request is counted against, for the middleware's key generator. */
+  private readonly subjects = new WeakMap<Request, string>();
+  private readonly middleware: RequestHandler;
+
+  constructor(redis: Redis, prefix: string, { name, limit, windowMs }: LimitOptions) {
+    this.middleware = rateLimit({
       windowMs,
       limit,
       standardHeaders: 'draft-8',
       legacyHeaders: false,
       identifier: name,
-      keyGenerator: key,
+      keyGenerator: (req) => this.subjects.get(req) ?? '',
       store: new RecoveringRedisStore({
         prefix: `${prefix}:rl:${name}:`,
         sendCommand: (...args: string[]) => redis.call(args[0], ...args.slice(1)) as Promise<RedisReply>,
@@ -62,56 +79,18 @@ export function createLimiterFactory(redis: Redis, prefix: string) {
       passOnStoreError: false,
       validate: { trustProxy: false, xForwardedForHeader: false },
     });
+  }
+
+  count(req: Request, res: Response, subject: string): Promise<void> {
+    this.subjects.set(req, subject);
+    return runMiddleware(this.middleware, req, res);
+  }
 }
 
-export type LimiterFactory = ReturnType<typeof createLimiterFactory>;
+const passed = Promise.resolve();
 
-/** Runs a limiter as a promise: resolved when the request may go on, rejected with its 429 (or 503). */
-export const applyLimit = (limiter: RequestHandler, req: Request, res: Response) =>
-  new Promise<void>((resolve, reject) => {
-    Promise.resolve(limiter(req, res, (err?: unknown) => (err ? reject(err) : resolve()))).catch(reject);
-  });
+/** A limit switched off by its setting: counts nothing, costs nothing. */
+export const NO_LIMIT: Limit = { count: () => passed };
 
-/** Several limits on one route, in order: the request counts against each until one refuses it. */
-export const allLimits =
-  (...limiters: RequestHandler[]): RequestHandler =>
-  async (req, res, next) => {
-    try {
-      for (const limiter of limiters) await applyLimit(limiter, req, res);
-      next();
-    } catch (err) {
-      next(err);
-    }
-  };
-
-/**
- * A limit on something known only inside a handler, e.g. a project once the caller's access to it
- * is checked (counting before would let a stranger use up another project's allowance), or the
- * address an invite is for. `check(req, res, subject)` counts one request against `subject`.
- */
-export function subjectLimit(factory: LimiterFactory, options: Omit<LimiterOptions, 'key'>) {
-  const subjects = new WeakMap<Request, string>();
-  const limiter = factory({ ...options, key: (req) => subjects.get(req) ?? '' });
-  return (req: Request, res: Response, subject: string) => {
-    subjects.set(req, subject);
-    return applyLimit(limiter, req, res);
-  };
-}
-
+/** The client's address as per-IP limits count it (an IPv6 address by its /56 network). */
 export const clientIp = (req: Request) => ipKeyGenerator(req.ip ?? 'unknown');
-
-/**
- * Per credential: the API key, or the user behind the JWT. The route runtime sets `credential` when
- * it limits before authentication has finished (`Authenticator.credentialHint`), else `caller`.
- */
-export const perCredential = (req: Request) => {
-  const locals = req.res?.locals;
-  const credential = (locals?.credential as string | undefined) ?? (locals?.caller ? credentialOf(locals.caller as Caller) : undefined);
-  return credential ?? `ip:${clientIp(req)}`;
-};
-
-/** The e-mail address in the body, lowercased, or '' (the body is not validated yet when limits run). */
-export const bodyEmail = (req: Request) => (typeof req.body?.email === 'string' ? req.body.email.trim().toLowerCase() : '');
-
-/** Per client IP and the e-mail address in the body (sign-in and reset: brute force against one account). */
-export const perIpAndEmail = (req: Request) => `${clientIp(req)}:${bodyEmail(req)}`;

@@ -1,5 +1,4 @@
-import { startApi, type Harness } from '../../../../test/harness';
-import { waitUntil } from '../../../../test/services';
+import { startApi, waitUntil, type Harness } from '@herald/testing';
 
 /** The request log: ids echoed as X-Request-Id, one line per logged answer, bound to that id. */
 let h: Harness;

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createProject } from '../../../../test/fixtures';
-import { startApi, uniqueEmail, type Harness } from '../../../../test/harness';
+import { createProject, startApi, uniqueEmail, waitUntil, type Harness } from '@herald/testing';
 
 /**
  * Without SMTP_URL mails are written to the log, in production too. A reset link read from such a log
@@ -33,10 +32,7 @@ it('in production without SMTP_URL, reset and invite mails are logged without th
   expect((await h.get('/accept-invite', { query: { a: '1', token: 'leaked-invite-token-value' } })).status).toBe(404);
 
   // The mails were written (in the background): the reset and the invite, each with its link's place.
-  const waitFor = async () => {
-    for (let i = 0; i < 100 && h.logLines.filter((l) => l.includes('"mail"')).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
-  };
-  await waitFor();
+  await waitUntil(() => h.logLines.filter((l) => l.includes('"mail"')).length >= 2, 2000, 'two mails in the log', 20);
   const mails = h.logLines.filter((l) => l.includes('"mail"')).map((l) => JSON.parse(l).mail);
   expect(mails.map((m) => m.subject).sort()).toEqual(['Reset your Herald password', 'You have been invited to a Herald project']);
   for (const mail of mails) expect(mail.text).toMatch(/\/(reset-password|accept-invite)\?token=\[redacted\]/);
@@ -64,12 +60,8 @@ describe('outside production without SMTP_URL', () => {
     const email = uniqueEmail('logged-invite');
     expect((await dev.post('/projects/invite', { token: owner.accessToken, body: { email, projectId: project.id } })).status).toBe(201);
 
-    let line: string | undefined;
-    for (let i = 0; i < 100 && !line; i++) {
-      line = dev.logLines.find((l) => l.includes('"mail"') && l.includes(email));
-      if (!line) await new Promise((r) => setTimeout(r, 20));
-    }
-    const text: string = JSON.parse(line!).mail.text;
+    const line = await waitUntil(() => dev.logLines.find((l) => l.includes('"mail"') && l.includes(email)), 2000, 'the invite mail in the log', 20);
+    const text: string = JSON.parse(line).mail.text;
     const token = /\/accept-invite\?token=([^\s&]+)/.exec(text)?.[1];
     expect(token).toBeDefined();
     expect(token).not.toBe('[redacted]');

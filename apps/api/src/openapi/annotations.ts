@@ -1,14 +1,9 @@
-import { z } from 'zod';
-import { idempotencyKey } from '../modules/notifications/notifications.schema';
 import { IMPORT_MAX_BYTES } from '../modules/templates/templates.schema';
-import { FILE_FIELD } from '../modules/templates/templates.upload';
-import type { OpenAPIV3_1 } from 'openapi-types';
 
 /**
  * What a route definition cannot say about itself: the errors its service throws (409s, a 401 for
- * a wrong password…), a second success status chosen by `reply()`, a header read by the handler,
- * a multipart body parsed by a `before` middleware. Everything else in the document is derived from
- * the definitions. Keyed by `METHOD /openapi/{path}`; a test fails on a key that names no operation.
+ * a wrong password…), a second success status chosen by `reply()`. Everything else in the document
+ * is derived from the definitions. Keyed by `METHOD /openapi/{path}`; a test fails on a key that names no operation.
  */
 export interface OperationNotes {
   description?: string;
@@ -16,24 +11,7 @@ export interface OperationNotes {
   errors?: Record<number, string>;
   /** Success statuses other than `spec.status`, answered through `reply()`. */
   alsoSuccess?: Record<number, string>;
-  headers?: OpenAPIV3_1.ParameterObject[];
-  requestBody?: OpenAPIV3_1.RequestBodyObject;
 }
-
-function jsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input' });
-  return rest;
-}
-
-const idempotencyHeader = {
-  name: 'Idempotency-Key',
-  in: 'header',
-  required: false,
-  description:
-    'Any string up to 255 characters. The same key for the same project within 24 h answers the first response ' +
-    '(same status, same `notificationId`) and sends nothing again, also under concurrent requests.',
-  schema: jsonSchema(idempotencyKey),
-} as OpenAPIV3_1.ParameterObject;
 
 const sendErrors = {
   400:
@@ -81,19 +59,6 @@ export const operationNotes: Record<string, OperationNotes> = {
       'Part `file`: a JSON file in the shape of the export (`TemplateExport`); only `name`, `title`, `body` and `data` of each template are read, ids and projectId are ignored. ' +
       'At most 1000 templates; nothing is imported when an entry is invalid. `mode=skip` (default) keeps a template of the same name as it is, `mode=overwrite` replaces its content.',
     errors: { 413: `The file is over ${IMPORT_MAX_BYTES} bytes (1 MiB)`, 415: 'Not multipart/form-data, or the file part is not application/json' },
-    requestBody: {
-      required: true,
-      content: {
-        'multipart/form-data': {
-          schema: {
-            type: 'object',
-            required: [FILE_FIELD],
-            properties: { [FILE_FIELD]: { type: 'string', contentMediaType: 'application/json', description: 'The export file (MIME type application/json)' } },
-          },
-          encoding: { [FILE_FIELD]: { contentType: 'application/json' } },
-        },
-      },
-    },
   },
   'POST /push-config': { errors: { 409: 'The project already has a push config' } },
   'POST /push-config/providers': { errors: { 400: 'Invalid input, or `config` does not match the provider schema (e.g. `privateKey` is not a PEM private key)' } },
@@ -140,9 +105,8 @@ export const operationNotes: Record<string, OperationNotes> = {
       404: 'Template not found (or not of this project), or a project the caller does not belong to',
     },
   },
-  'POST /push/send': { headers: [idempotencyHeader], errors: sendErrors },
+  'POST /push/send': { errors: sendErrors },
   'POST /push/send-bulk': {
-    headers: [idempotencyHeader],
     errors: { ...sendErrors, 400: `${sendErrors[400]}; more than 500 userIds or recipients; missing variables per recipient (\`Missing template variables for 2 recipients: recipients.1 (name), …\`)` },
   },
   'POST /push/notifications/{notificationId}/cancel': {

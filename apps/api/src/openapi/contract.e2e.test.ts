@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { PASSWORD, uniqueEmail, unique, type ApiResponse, type RequestOptions } from '../../../../test/harness';
-import { serviceAccount, startPipeline, type Pipeline } from '../../../../test/pipeline';
-import { tokenFromMail, type CapturedMail } from '../../../../test/smtp';
-import { ResponseValidator, validating } from './__tests__/response-validator';
+import { PASSWORD, serviceAccount, startPipeline, tokenFromMail, unique, uniqueEmail, type ApiResponse, type Pipeline, type RequestOptions } from '@herald/testing';
+import { ResponseValidator, validating } from './test-helpers/response-validator';
 
 /**
  * The API as a customer meets it, checked against its own document: one walk through every
@@ -24,16 +22,6 @@ beforeAll(async () => {
   api = validating(p.h.request, validator);
 }, 60_000);
 afterAll(() => p.close());
-
-async function nthMail(to: string, n: number): Promise<CapturedMail> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const mails = p.h.smtp.mails.filter((m) => m.to.includes(to));
-    if (mails.length >= n) return mails[n - 1];
-    if (Date.now() > deadline) throw new Error(`fewer than ${n} mails to ${to}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const expectStatus = (res: { status: number; body: unknown }, status: number) => expect({ status: res.status, body: res.body }).toEqual({ status, body: res.body });
 
@@ -69,7 +57,7 @@ describe('every operation, as documented', () => {
     expectStatus(await api.get(`/projects/${projectId}/invites`, { token }), 200);
     expectStatus(await api.post(`/projects/resend-invite/${invite.id}`, { token }), 200);
     const acceptUrl = `${p.h.config.appUrl}/accept-invite`;
-    const accepted = (await api.post('/projects/accept-invite', { body: { token: tokenFromMail(await nthMail(invitee, 2), acceptUrl), firstName: 'Grace', lastName: 'Hopper', password: PASSWORD } })).body;
+    const accepted = (await api.post('/projects/accept-invite', { body: { token: tokenFromMail(await p.h.smtp.nthMail(invitee, 2), acceptUrl), firstName: 'Grace', lastName: 'Hopper', password: PASSWORD } })).body;
     const cancelled = (await api.post('/projects/invite', { token, body: { email: uniqueEmail('cancelled'), projectId } })).body;
     expectStatus(await api.delete(`/projects/cancel-invite/${cancelled.id}`, { token }), 200);
 

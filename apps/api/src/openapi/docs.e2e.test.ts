@@ -2,8 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { uniqueEmail, unique } from '../../../../test/harness';
-import { serviceAccount, startPipeline, type Pipeline } from '../../../../test/pipeline';
+import { serviceAccount, startPipeline, unique, uniqueEmail, type Pipeline } from '@herald/testing';
 
 const QUICK_START = path.join(__dirname, '../../../../docs/quick-start.md');
 

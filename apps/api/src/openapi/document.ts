@@ -163,6 +163,8 @@ function toComponentRefs(value: unknown): unknown {
   return out;
 }
 
+const isRateLimited = (spec: Spec) => spec.rateLimit !== undefined || Boolean(spec.limits?.length);
+
 /** Error statuses a route can answer, from what its definition says it does. */
 function derivedErrors(spec: Spec, hasInput: boolean): number[] {
   // The hand-mounted routes need neither Postgres nor Redis (/ready reports them itself).
@@ -181,7 +183,7 @@ function derivedErrors(spec: Spec, hasInput: boolean): number[] {
     statuses.add(413);
     statuses.add(415);
   }
-  if (spec.rateLimit) statuses.add(429);
+  if (isRateLimited(spec)) statuses.add(429);
   statuses.add(503);
   return [...statuses];
 }
@@ -214,6 +216,7 @@ function buildOperation(spec: Spec, schemas: SchemaCollector): OpenAPIV3_1.Opera
   for (const [where, schema] of [
     ['path', spec.params],
     ['query', spec.query],
+    ['header', spec.headers],
   ] as const) {
     if (!schema) continue;
     const json = schemas.convert(schema, 'input');
@@ -231,9 +234,7 @@ function buildOperation(spec: Spec, schemas: SchemaCollector): OpenAPIV3_1.Opera
       } as OpenAPIV3_1.ParameterObject);
     }
   }
-  parameters.push(...(notes.headers ?? []));
-
-  let requestBody: OpenAPIV3_1.RequestBodyObject | undefined = notes.requestBody;
+  let requestBody: OpenAPIV3_1.RequestBodyObject | undefined = spec.upload?.requestBody;
   if (spec.body) {
     const json = schemas.convert(spec.body, 'input');
     if ((spec.project?.from === 'body' || spec.project?.from === 'bodyOrQuery') && spec.auth === 'keyOrJwt') {
@@ -243,7 +244,7 @@ function buildOperation(spec: Spec, schemas: SchemaCollector): OpenAPIV3_1.Opera
     requestBody = { required: true, content: { 'application/json': { schema: json } } };
   }
 
-  const rateLimited = spec.rateLimit !== undefined;
+  const rateLimited = isRateLimited(spec);
   const success = spec.status ?? 200;
   const responses: OpenAPIV3_1.ResponsesObject = {};
   const body = spec.response ? schemas.named(schemas.convert(spec.response, 'output')) : undefined;
@@ -255,7 +256,7 @@ function buildOperation(spec: Spec, schemas: SchemaCollector): OpenAPIV3_1.Opera
     };
   }
 
-  const errors = new Set([...derivedErrors(spec, Boolean(spec.params || spec.query || spec.body || notes.requestBody)), ...Object.keys(notes.errors ?? {}).map(Number)]);
+  const errors = new Set([...derivedErrors(spec, Boolean(spec.params || spec.query || spec.body || spec.headers || spec.upload)), ...Object.keys(notes.errors ?? {}).map(Number)]);
   for (const status of [...errors].sort((a, b) => a - b)) responses[String(status)] = errorResponseObject(status, notes.errors?.[status]);
 
   return {

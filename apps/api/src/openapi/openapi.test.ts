@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { startApi, type Harness } from '../../../../test/harness';
+import { startApi, type Harness } from '@herald/testing';
 import { CLIENT_DOCUMENT_FILE, serializeDocument } from '../../scripts/openapi';
 import { createApp } from '../app';
 import { apiRoutes } from '../routes';

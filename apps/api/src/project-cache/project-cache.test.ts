@@ -1,9 +1,6 @@
 import pino from 'pino';
 import { createRedis } from '../redis';
-import { expectError, startApi, type Harness } from '../../../../test/harness';
-import { tenant } from '../../../../test/fixtures';
-import { startRedis, waitUntil, type PrivateRedis } from '../../../../test/services';
-import { providerBody, rsaKey } from '../modules/push-config/__tests__/credentials';
+import { expectError, providerBody, rsaKey, startApi, startRedis, tenant, waitUntil, type Harness, type PrivateRedis } from '@herald/testing';
 import { ProjectCache, type ProjectStateLoaders } from './project-cache';
 
 /**

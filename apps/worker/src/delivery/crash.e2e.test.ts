@@ -1,6 +1,5 @@
 import { retryJobFor, sharedDeliverJobFor, sharedDeliverJobId } from '@herald/core';
-import { unique } from '../../../../test/harness';
-import { startPipeline, type Pipeline } from '../../../../test/pipeline';
+import { startPipeline, unique, waitUntil, type Pipeline } from '@herald/testing';
 
 /**
  * A worker killed with SIGKILL mid-bulk, then restarted: its job's lock expires, another worker takes
@@ -34,11 +33,7 @@ it('a worker killed mid-bulk and restarted leaves every device delivered exactly
   const notificationId = await sendToAll();
 
   // Kill it once some, but not all, devices were delivered.
-  const deadline = Date.now() + 20_000;
-  while (p.emulator.received().length < 150) {
-    if (Date.now() > deadline) throw new Error(`too slow: ${p.emulator.received().length}\n${first.output.join('')}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await waitUntil(() => p.emulator.received().length >= 150, 20_000, () => `150 messages (${p.emulator.received().length} so far)\n${first.output.join('')}`, 10);
   await first.stop('SIGKILL');
   const atKill = await p.h.db.delivery.count({ where: { notificationId, status: 'sent' } });
   expect(atKill).toBeLessThan(1000);
@@ -71,13 +66,8 @@ it('with a batch larger than what is in flight, answers written before a crash a
   // The first answers are written while the rest of the batch is still being sent.
   const tokenOf = new Map((await p.h.db.device.findMany({ where: { projectId: t.project.id }, select: { id: true, deviceToken: true } })).map((d) => [d.id, d.deviceToken]));
   const sentRows = async () => (await p.h.db.delivery.findMany({ where: { notificationId, status: 'sent' }, select: { deviceId: true } })).map((r) => tokenOf.get(r.deviceId!)!);
-  const deadline = Date.now() + 20_000;
-  let written = await sentRows();
-  while (written.length < 100) {
-    if (Date.now() > deadline) throw new Error(`nothing written mid-batch: ${written.length}\n${first.output.join('')}`);
-    await new Promise((r) => setTimeout(r, 20));
-    written = await sentRows();
-  }
+  let written: string[] = [];
+  await waitUntil(async () => (written = await sentRows()).length >= 100, 20_000, () => `100 deliveries written mid-batch (${written.length} so far)\n${first.output.join('')}`, 20);
   await first.stop('SIGKILL');
   // What the killed worker had recorded when it died (at least what was seen before the kill).
   const recorded = await sentRows();
@@ -109,11 +99,7 @@ async function copyWhileSending(slowMs: number, users: number, workerEnv: Record
   await p.startWorker({ WORKER_CONCURRENCY: '2', DELIVERY_BATCH_SIZE: '500', ...workerEnv });
   const notificationId = await sendToAll();
   const mine = () => p.emulator.received().filter((m) => m.token!.startsWith(`slow${slowMs}-${prefix}-`));
-  const deadline = Date.now() + 20_000;
-  while (mine().length === 0) {
-    if (Date.now() > deadline) throw new Error('the deliver job did not start');
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await waitUntil(() => mine().length > 0, 20_000, 'the deliver job to start', 10);
   await meanwhile?.(notificationId);
   const pending = await p.h.db.delivery.findMany({ where: { notificationId, status: 'pending' }, select: { id: true } });
   expect(pending.length).toBeGreaterThan(0);
@@ -164,11 +150,8 @@ it('a worker killed mid-way through a shared deliver job: its notifications reco
   const first = await p.startWorker();
 
   const sent = () => p.h.db.notification.findMany({ where: { id: { in: ids }, status: 'completed' }, select: { id: true } });
-  const deadline = Date.now() + 20_000;
-  while ((await sent()).length < 20) {
-    if (Date.now() > deadline) throw new Error(`the fast half was not recorded: ${(await sent()).length}\n${first.output.join('')}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  let recordedSoFar = 0;
+  await waitUntil(async () => (recordedSoFar = (await sent()).length) >= 20, 20_000, () => `the fast half to be recorded (${recordedSoFar} of 20)\n${first.output.join('')}`, 20);
   await first.stop('SIGKILL');
   const recorded = new Set((await sent()).map((n) => n.id));
   expect(recorded.size).toBeLessThan(40);

@@ -1,5 +1,4 @@
-import { expectError, unique } from '../../../../test/harness';
-import { serviceAccount, startPipeline, type Pipeline } from '../../../../test/pipeline';
+import { expectError, serviceAccount, startPipeline, unique, waitUntil, type Pipeline } from '@herald/testing';
 
 /**
  * The whole pipeline: API (this process) → Postgres + Redis → worker (a child process) → FCM
@@ -243,11 +242,8 @@ describe('Idempotency-Key', () => {
 describe('warm-up', () => {
   it('a fresh worker warms its delivery code up against a loopback stand-in, never the configured FCM', async () => {
     // The worker was started at the top of this file; its warm-up has ended by now, or soon will.
-    const warmedUp = () => p.workers[0].output.join('').split('\n').find((l) => l.includes('delivery warmed up'));
-    for (const deadline = Date.now() + 30_000; !warmedUp() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
-    const line = warmedUp();
-    expect(line).toBeDefined();
-    expect(JSON.parse(line!)).toMatchObject({ messages: expect.any(Number), interrupted: expect.any(Boolean) });
+    const line = await waitUntil(() => p.workers[0].output.join('').split('\n').find((l) => l.includes('delivery warmed up')), 30_000, 'the worker to log its warm-up', 100);
+    expect(JSON.parse(line)).toMatchObject({ messages: expect.any(Number), interrupted: expect.any(Boolean) });
     // Its messages (tokens `warm-up-token-…`) went to its own loopback server only.
     expect(p.emulator.received().filter((m) => m.token?.startsWith('warm-up'))).toEqual([]);
     expect(p.emulator.validated().filter((m) => m.token?.startsWith('warm-up'))).toEqual([]);

@@ -1,8 +1,6 @@
 import { deliverJobId } from '@herald/core';
 import type { ReceivedMessage } from '@herald/fcm-emulator';
-import { unique } from '../../../../test/harness';
-import { startPipeline, type Pipeline } from '../../../../test/pipeline';
-import { waitUntil } from '../../../../test/services';
+import { startPipeline, unique, waitUntil, type Pipeline } from '@herald/testing';
 
 /**
  * Messages as FCM allows them, end to end: API (this process) → Postgres + Redis → worker (a child

@@ -1,6 +1,5 @@
 import { deliverJobFor, deliverJobId } from '@herald/core';
-import { unique } from '../../../../test/harness';
-import { startPipeline, type Pipeline } from '../../../../test/pipeline';
+import { startPipeline, unique, waitUntil, type Pipeline } from '@herald/testing';
 
 /**
  * The most common workload: many one-user sends, each to one user's device, through the API, the
@@ -47,12 +46,13 @@ it('2,000 one-user sends: every device gets exactly one message, every notificat
     return res.body.notificationId as string;
   });
 
-  const deadline = Date.now() + 240_000;
-  const final = () => p.h.db.notification.count({ where: { id: { in: ids }, status: { in: ['completed', 'partially_failed', 'failed'] } } });
-  while ((await final()) < ids.length) {
-    if (Date.now() > deadline) throw new Error(`only ${await final()} of 2000 final:\n${p.workers[0].output.join('').slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  let final = 0;
+  await waitUntil(
+    async () => (final = await p.h.db.notification.count({ where: { id: { in: ids }, status: { in: ['completed', 'partially_failed', 'failed'] } } })) === ids.length,
+    240_000,
+    () => `2000 final notifications (${final} so far):\n${p.workers[0].output.join('').slice(-3000)}`,
+    200,
+  );
 
   // Every live device got exactly one message, with its own user's rendering.
   const received = p.emulator.received().filter((m) => m.token!.startsWith(`${prefix}-t`));

@@ -1,7 +1,7 @@
 import { createTemplateCompiler } from '@herald/core';
 import { loadProviderCredentials, sqlPool } from '@herald/db';
 import { ProjectReads } from '@herald/project-state';
-import { serviceAccount, startPipeline, type Pipeline } from '../../../../test/pipeline';
+import { serviceAccount, startPipeline, type Pipeline } from '@herald/testing';
 import { ProjectContexts } from './project-context';
 
 let p: Pipeline;

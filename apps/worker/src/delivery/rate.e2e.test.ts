@@ -1,5 +1,4 @@
-import { unique } from '../../../../test/harness';
-import { startPipeline, type Pipeline } from '../../../../test/pipeline';
+import { startPipeline, unique, type Pipeline } from '@herald/testing';
 
 /**
  * FCM_RATE_PER_MINUTE and FCM_RATE_BURST: a token bucket per project in Redis; what exceeds it waits

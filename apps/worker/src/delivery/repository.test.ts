@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sqlPool } from '@herald/db';
-import { startApi, type Harness } from '../../../../test/harness';
-import { tenant } from '../../../../test/fixtures';
+import { startApi, tenant, type Harness } from '@herald/testing';
 import { DeliveryRepository } from './repository';
 
 let h: Harness;

@@ -1,5 +1,4 @@
-import { unique } from '../../../../test/harness';
-import { startPipeline, type Pipeline } from '../../../../test/pipeline';
+import { startPipeline, unique, waitUntil, type Pipeline } from '@herald/testing';
 
 /**
  * RETENTION_DAYS: a worker's retention job deletes final notifications (with their deliveries) and
@@ -45,12 +44,12 @@ it('deletes final notifications and settled webhook events older than RETENTION_
   const recentEvent = await event(daysAgo(1), 'succeeded');
 
   await p.startWorker();
-  for (const deadline = Date.now() + 20_000; ; ) {
-    const left = await db.webhookEvent.count({ where: { id: { in: [oldSucceeded.id, oldFailed.id] } } });
-    if (left === 0 && !(await db.notification.findUnique({ where: { id: oldCompleted.id } }))) break;
-    if (Date.now() > deadline) throw new Error('the old rows were not purged within 20 s');
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitUntil(
+    async () => (await db.webhookEvent.count({ where: { id: { in: [oldSucceeded.id, oldFailed.id] } } })) === 0 && !(await db.notification.findUnique({ where: { id: oldCompleted.id } })),
+    20_000,
+    'the old rows to be purged',
+    200,
+  );
 
   const of = (rows: { id: string }[]) => ({ where: { id: { in: rows.map((r) => r.id) } }, select: { id: true } });
   const ids = (rows: { id: string }[]) => rows.map((r) => r.id).sort();

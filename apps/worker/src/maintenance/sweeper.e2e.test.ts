@@ -1,7 +1,5 @@
 import { deliverJobId, sharedDeliverJobFor } from '@herald/core';
-import { unique } from '../../../../test/harness';
-import { startPipeline, type Pipeline } from '../../../../test/pipeline';
-import { waitUntil } from '../../../../test/services';
+import { startPipeline, unique, waitUntil, type Pipeline } from '@herald/testing';
 import { MAX_REQUEUES } from './sweeper';
 
 /**

@@ -1,7 +1,5 @@
 import { webhookJobId } from '@herald/core';
-import { unique } from '../../../../test/harness';
-import { startPipeline, type Pipeline } from '../../../../test/pipeline';
-import { startReceiver, type Receiver } from '../../../../test/webhook-receiver';
+import { startPipeline, startReceiver, unique, type Pipeline, type Receiver } from '@herald/testing';
 
 /**
  * The webhook sweeper, as a worker runs it (a job scheduler, every SWEEP_INTERVAL_MS: a second here):

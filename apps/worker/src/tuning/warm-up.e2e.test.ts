@@ -1,5 +1,4 @@
-import { unique } from '../../../../test/harness';
-import { startPipeline, type Pipeline } from '../../../../test/pipeline';
+import { startPipeline, unique, type Pipeline } from '@herald/testing';
 
 /**
  * The worker's warm-up (tuning/warm-up.ts) as its process runs it: a worker that starts with

@@ -1,7 +1,4 @@
-import { startPipeline, type Pipeline, type WorkerProcess } from '../../../../test/pipeline';
-import { startReceiver, type Receiver } from '../../../../test/webhook-receiver';
-import { addMember } from '../../../../test/fixtures';
-import { unique } from '../../../../test/harness';
+import { addMember, startPipeline, startReceiver, unique, waitUntil, type Pipeline, type Receiver, type WorkerProcess } from '@herald/testing';
 
 /**
  * A worker as production runs it, WEBHOOK_ALLOW_PRIVATE unset: a receiver on 127.0.0.1 is an internal
@@ -35,13 +32,9 @@ async function endpoint(t: Tenant, url: string) {
 }
 
 async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out; last: ${JSON.stringify(v)}\nworker:\n${worker.output.join('')}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
+  let last: T | undefined;
+  const found = await waitUntil(async () => done((last = await read())) && { value: last }, timeoutMs, () => `the expected state; last: ${JSON.stringify(last)}\nworker:\n${worker.output.join('')}`, 100);
+  return found.value;
 }
 
 const deliveries = (t: Tenant, id: string) => p.h.get(`/projects/${t.project.id}/webhooks/${id}/deliveries`, { token: t.owner.accessToken }).then((res) => res.body.data as any[]);
@@ -87,7 +80,7 @@ it('an endpoint failing continuously is disabled and its admins are told by e-ma
     expect(mail.text).toContain(t.project.name);
     expect(mail.text).not.toContain(hook.secret);
   }
-  expect(p.h.smtp.mails.filter((m) => m.to.includes(member.email))).toEqual([]);
+  expect(p.h.smtp.mailsTo(member.email)).toEqual([]);
 
   // The pending delivery ends at its next attempt: nothing is sent to a disabled endpoint.
   const [d] = await waitFor(() => deliveries(t, hook.id), (l) => l[0]?.status === 'failed');

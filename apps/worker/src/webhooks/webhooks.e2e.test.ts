@@ -1,8 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { verifyWebhook } from '@herald/client';
-import { startPipeline, type Pipeline } from '../../../../test/pipeline';
-import { startReceiver, type Receiver } from '../../../../test/webhook-receiver';
-import { unique } from '../../../../test/harness';
+import { startPipeline, startReceiver, unique, waitUntil, type Pipeline, type Receiver } from '@herald/testing';
 
 /**
  * Webhooks end to end: API (this process) → Postgres + Redis → worker (a child process) → a real
@@ -47,13 +45,9 @@ async function deliveries(t: { owner: { accessToken: string }; project: { id: st
 
 /** Polls the endpoint's deliveries until `done` holds for them. */
 async function waitForDeliveries(t: Parameters<typeof deliveries>[0], webhookId: string, done: (d: Awaited<ReturnType<typeof deliveries>>) => boolean, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const list = await deliveries(t, webhookId);
-    if (done(list)) return list;
-    if (Date.now() > deadline) throw new Error(`deliveries not as expected: ${JSON.stringify(list, null, 1)}\nworker:\n${p.workers.map((w) => w.output.join('')).join('')}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
+  let list: Awaited<ReturnType<typeof deliveries>> = [];
+  await waitUntil(async () => done((list = await deliveries(t, webhookId))), timeoutMs, () => `the deliveries expected; last: ${JSON.stringify(list, null, 1)}\nworker:\n${p.workers.map((w) => w.output.join('')).join('')}`, 100);
+  return list;
 }
 
 const gaps = (times: number[]) => times.slice(1).map((t, i) => t - times[i]);

@@ -1,5 +1,5 @@
-import { expectError, startApi, type Harness } from '../../../../../test/harness';
-import { keysAdmin } from './__tests__/keys-admin';
+import { expectError, startApi, type Harness } from '@herald/testing';
+import { keysAdmin } from './test-helpers/keys-admin';
 
 /** API keys: what the endpoints refuse, and with which status and message. */
 

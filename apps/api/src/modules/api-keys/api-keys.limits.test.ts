@@ -1,5 +1,4 @@
-import { createApiKey, createProject } from '../../../../../test/fixtures';
-import { expectError, startApi, unique, type Harness } from '../../../../../test/harness';
+import { createApiKey, createProject, expectError, startApi, unique, type Harness } from '@herald/testing';
 import { tooManyKeys } from './api-keys.service';
 
 /**

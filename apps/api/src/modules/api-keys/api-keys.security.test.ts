@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { expectError, startApi, type Harness } from '../../../../../test/harness';
-import { addMember, createApiKey, tenant } from '../../../../../test/fixtures';
-import { keysAdmin } from './__tests__/keys-admin';
+import { addMember, createApiKey, expectError, startApi, tenant, type Harness } from '@herald/testing';
+import { keysAdmin } from './test-helpers/keys-admin';
 
 /** API keys: credentials, roles and tenancy: who may do what, and what never leaks. */
 

@@ -1,6 +1,6 @@
 import { hashSecret } from '@herald/core';
-import { expectError, startApi, type Harness } from '../../../../../test/harness';
-import { keysAdmin } from './__tests__/keys-admin';
+import { expectError, startApi, waitUntil, type Harness } from '@herald/testing';
+import { keysAdmin } from './test-helpers/keys-admin';
 
 /**
  * API keys: what the endpoints do when used as intended. Refusals are in
@@ -44,11 +44,8 @@ describe('API key CRUD', () => {
     const { admin, project, base } = await adminWithProject();
     const { key, id } = (await h.post(base, { token: admin.accessToken, body: { name: 'used' } })).body;
     await h.get(`/projects/${project.id}`, { apiKey: key });
-    let lastUsedAt: string | null = null;
-    for (let i = 0; i < 40 && !lastUsedAt; i++) {
-      lastUsedAt = (await h.get(base, { token: admin.accessToken })).body.find((k: { id: string }) => k.id === id).lastUsedAt;
-      if (!lastUsedAt) await new Promise((r) => setTimeout(r, 50));
-    }
+    // Written off the request path.
+    const lastUsedAt = await waitUntil(async () => (await h.get(base, { token: admin.accessToken })).body.find((k: { id: string }) => k.id === id).lastUsedAt as string | null, 2000, 'lastUsedAt');
     expect(lastUsedAt).toMatch(ISO);
   });
 

@@ -1,6 +1,5 @@
-import { attributeSteps } from './__tests__/attribute-steps';
-import { expectError, startApi, unique, type ApiResponse, type Harness } from '../../../../../test/harness';
-import { createApiKey, tenant, type Tenant } from '../../../../../test/fixtures';
+import { attributeSteps } from './test-helpers/attribute-steps';
+import { createApiKey, expectError, startApi, tenant, unique, type ApiResponse, type Harness, type Tenant } from '@herald/testing';
 
 /** Device attributes: every bad value is a 400 whose details name the field, and nothing is written. */
 let h: Harness;

@@ -1,6 +1,5 @@
 import type { ApiContainer } from '../../container';
 import { defineRoute, type RouteDefinition } from '../../http/define-route';
-import { perCredential } from '../../http/rate-limit';
 import { attributesBody, bulkAttributesBody, bulkAttributesResponse, projectQuery, userAttributesResponse, userParams } from './attributes.schema';
 import { AttributesService } from './attributes.service';
 
@@ -21,7 +20,7 @@ export function attributeRoutes(c: ApiContainer): RouteDefinition[] {
         path: '/push/users/attributes',
         summary: 'Set attributes on the devices of up to 1,000 users in one call (all or nothing)',
         body: bulkAttributesBody,
-        rateLimit: c.limiter({ name: 'user-attributes-bulk', limit: c.config.rateLimits.userAttributesBulk, key: perCredential }),
+        rateLimit: { name: 'user-attributes-bulk', per: 'credential' },
         response: bulkAttributesResponse,
       },
       ({ project, body }) => attributes.setForUsers(project.id, body.users),
@@ -34,7 +33,7 @@ export function attributeRoutes(c: ApiContainer): RouteDefinition[] {
         summary: "Set tags, time zone, locale or app version on all of a user's devices",
         params: userParams,
         body: attributesBody,
-        rateLimit: c.limiter({ name: 'user-attributes', limit: c.config.rateLimits.userAttributes, key: perCredential }),
+        rateLimit: { name: 'user-attributes', per: 'credential' },
         response: userAttributesResponse,
       },
       ({ project, params, body }) => attributes.setForUser(project.id, params.userId, body),

@@ -1,6 +1,5 @@
-import { attributeSteps } from './__tests__/attribute-steps';
-import { expectError, startApi, type Harness } from '../../../../../test/harness';
-import { createApiKey, tenant, type Tenant } from '../../../../../test/fixtures';
+import { attributeSteps } from './test-helpers/attribute-steps';
+import { createApiKey, expectError, startApi, tenant, type Harness, type Tenant } from '@herald/testing';
 
 /** Device attributes: credentials and tenancy. A write reaches the caller's project's devices only. */
 let h: Harness;

@@ -1,7 +1,6 @@
 import { appVersionKey } from '@herald/core';
-import { attributeSteps } from './__tests__/attribute-steps';
-import { startApi, unique, type Harness } from '../../../../../test/harness';
-import { addMember, tenant, type Tenant } from '../../../../../test/fixtures';
+import { attributeSteps } from './test-helpers/attribute-steps';
+import { addMember, startApi, tenant, unique, type Harness, type Tenant } from '@herald/testing';
 
 /**
  * Device attributes used as intended: set at registration, merged on re-registration, set for a

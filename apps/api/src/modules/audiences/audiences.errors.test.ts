@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expectError, startApi, unique, type Harness } from '../../../../../test/harness';
-import { tenant, type Tenant } from '../../../../../test/fixtures';
+import { expectError, startApi, tenant, unique, type Harness, type Tenant } from '@herald/testing';
 
 /** Segments and counts: what is refused, with which status, message and path. */
 let h: Harness;

@@ -1,6 +1,5 @@
 import type { ApiContainer } from '../../container';
 import { defineRoute, type RouteDefinition } from '../../http/define-route';
-import { perCredential } from '../../http/rate-limit';
 import {
   audience,
   audienceCountResponse,
@@ -44,7 +43,7 @@ export function audienceRoutes(c: ApiContainer): RouteDefinition[] {
         body: audience,
         project: { from: 'query' },
         keepsProjectCache: true,
-        rateLimit: c.limiter({ name: 'audience-count', limit: c.config.rateLimits.audienceCount, key: perCredential }),
+        rateLimit: { name: 'audience-count', per: 'credential' },
         response: audienceCountResponse,
       },
       ({ project, body }) => audiences.count(project.id, body),

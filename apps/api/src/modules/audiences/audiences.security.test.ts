@@ -1,5 +1,4 @@
-import { expectError, startApi, unique, type Harness, type Session } from '../../../../../test/harness';
-import { addMember, tenant, type Tenant } from '../../../../../test/fixtures';
+import { addMember, expectError, startApi, tenant, unique, type Harness, type Session, type Tenant } from '@herald/testing';
 
 /** Segments and counts: roles (members read, project admins write), credentials and tenancy. */
 let h: Harness;

@@ -1,5 +1,4 @@
-import { startApi, unique, type Harness } from '../../../../../test/harness';
-import { addMember, tenant, type Tenant } from '../../../../../test/fixtures';
+import { addMember, startApi, tenant, unique, type Harness, type Tenant } from '@herald/testing';
 
 /**
  * Segments and audience counts used as intended. Refusals are in audiences.errors.test.ts, roles and

@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
-import { requestReset } from './__tests__/reset-steps';
+import { requestReset } from './test-helpers/reset-steps';
 import { hashSecret } from '@herald/core';
-import { expectError, PASSWORD, startApi, uniqueEmail, type Harness } from '../../../../../test/harness';
+import { expectError, PASSWORD, startApi, uniqueEmail, type Harness } from '@herald/testing';
 
 /** Accounts and sessions: what the endpoints refuse, and with which status and message. */
 

@@ -1,6 +1,4 @@
-import { createProject } from '../../../../../test/fixtures';
-import { expectError, PASSWORD, startApi, uniqueEmail, type ApiResponse, type Harness } from '../../../../../test/harness';
-import { tokenFromMail } from '../../../../../test/smtp';
+import { createProject, expectError, PASSWORD, startApi, tokenFromMail, uniqueEmail, type ApiResponse, type Harness } from '@herald/testing';
 import { SIGNUP_CLOSED } from './auth.routes';
 import { createAuthService } from './auth.service';
 
@@ -67,6 +65,32 @@ describe('per-account limit on password checks', () => {
     expect((await h.db.invite.findUniqueOrThrow({ where: { id: invited.body.id } })).status).toBe('pending');
     // The same account's change-password shares the bucket: it is exhausted too.
     expect429(await h.post('/auth/change-password', { token: target.accessToken, body: { currentPassword: PASSWORD, newPassword: 'a brand new password' } }));
+  });
+});
+
+describe('limits keyed on a body field', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startApi({ QUEUE_PREFIX: prefix('body-keyed'), RATE_LIMIT_AUTH: '3', RATE_LIMIT_PASSWORD_CHECK: '3' });
+  });
+  afterAll(() => h.close());
+
+  it('count a request once its body is valid: malformed ones are 400s and use up nothing', async () => {
+    const owner = await h.user();
+    const target = await h.user();
+    const project = await createProject(h, owner);
+    expect((await h.post('/projects/invite', { token: owner.accessToken, body: { email: target.email, projectId: project.id } })).status).toBe(201);
+    const token = tokenFromMail(await h.smtp.waitFor(target.email), `${h.config.appUrl}/accept-invite`);
+    // Keyed on the invite's account (accept-invite) and on the body's e-mail (sign-in).
+    for (let i = 0; i < 5; i++) {
+      expectError(await h.post('/projects/accept-invite', { body: { token, password: 42 } }), 400, 'Invalid request body: password: password must be a string');
+      expectError(await h.post('/auth/signin', { body: { email: target.email, password: 42 } }), 400, 'Invalid request body: password: password must be a string');
+    }
+    for (let i = 0; i < 3; i++) expectError(await h.post('/projects/accept-invite', { body: { token, password: `wrong guess ${i}` } }), 401, 'Invalid password');
+    expect429(await h.post('/projects/accept-invite', { body: { token, password: PASSWORD } }));
+    // `h.user()` signed in once already: two of the three sign-ins are left.
+    for (let i = 0; i < 2; i++) expect((await h.post('/auth/signin', { body: { email: target.email, password: PASSWORD } })).status).toBe(200);
+    expect429(await h.post('/auth/signin', { body: { email: target.email, password: PASSWORD } }));
   });
 });
 

@@ -1,5 +1,5 @@
 import { hashSecret } from '@herald/core';
-import { expectError, PASSWORD, startApi, uniqueEmail, type Harness } from '../../../../../test/harness';
+import { expectError, PASSWORD, startApi, uniqueEmail, type Harness } from '@herald/testing';
 
 /** Accounts and sessions: credentials, roles and tenancy: who may do what, and what never leaks. */
 

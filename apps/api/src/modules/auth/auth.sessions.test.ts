@@ -1,7 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { createApiKey, createProject } from '../../../../../test/fixtures';
-import { expectError, PASSWORD, startApi, type Harness } from '../../../../../test/harness';
-import { tokenFromMail } from '../../../../../test/smtp';
+import { createApiKey, createProject, expectError, PASSWORD, startApi, tokenFromMail, type Harness } from '@herald/testing';
 
 /**
  * Hardening: an access token kept working for up to 15 minutes after logout, password change or

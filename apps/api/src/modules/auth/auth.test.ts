@@ -1,5 +1,5 @@
-import { requestReset } from './__tests__/reset-steps';
-import { expectError, PASSWORD, startApi, uniqueEmail, type Harness } from '../../../../../test/harness';
+import { requestReset } from './test-helpers/reset-steps';
+import { expectError, PASSWORD, startApi, uniqueEmail, type Harness } from '@herald/testing';
 
 /**
  * Accounts and sessions: what the endpoints do when used as intended. Refusals are in

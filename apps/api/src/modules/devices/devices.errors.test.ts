@@ -1,6 +1,5 @@
-import { deviceSteps } from './__tests__/device-steps';
-import { expectError, startApi, unique, type Harness } from '../../../../../test/harness';
-import { createApiKey, tenant, type Tenant } from '../../../../../test/fixtures';
+import { deviceSteps } from './test-helpers/device-steps';
+import { createApiKey, expectError, startApi, tenant, unique, type Harness, type Tenant } from '@herald/testing';
 
 /** Devices: what the endpoints refuse, and with which status and message. */
 

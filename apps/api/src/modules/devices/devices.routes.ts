@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import type { ApiContainer } from '../../container';
 import { defineRoute, reply, type RouteDefinition } from '../../http/define-route';
-import { perCredential } from '../../http/rate-limit';
 import { customerUserId, deviceResponse, messageResponse, projectQuery, registerDeviceBody, unregisterDeviceBody } from './devices.schema';
 import { DeviceService } from './devices.service';
 
 export function deviceRoutes(c: ApiContainer): RouteDefinition[] {
   const devices = new DeviceService(c.db);
-  const registerLimit = c.limiter({ name: 'register-device', limit: c.config.rateLimits.registerDevice, key: perCredential });
   const tags = ['Devices'];
 
   return [
@@ -22,7 +20,7 @@ export function deviceRoutes(c: ApiContainer): RouteDefinition[] {
         query: projectQuery,
         body: registerDeviceBody,
         project: { from: 'query' },
-        rateLimit: registerLimit,
+        rateLimit: { name: 'register-device', per: 'credential' },
         status: 201,
         response: deviceResponse,
       },

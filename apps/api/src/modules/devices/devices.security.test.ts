@@ -1,6 +1,5 @@
-import { deviceSteps } from './__tests__/device-steps';
-import { expectError, startApi, type Harness } from '../../../../../test/harness';
-import { createApiKey, tenant, type Tenant } from '../../../../../test/fixtures';
+import { deviceSteps } from './test-helpers/device-steps';
+import { createApiKey, expectError, startApi, tenant, type Harness, type Tenant } from '@herald/testing';
 
 /** Devices: credentials, roles and tenancy: who may do what, and what never leaks. */
 

@@ -1,6 +1,5 @@
-import { deviceSteps } from './__tests__/device-steps';
-import { startApi, unique, type Harness } from '../../../../../test/harness';
-import { addMember, tenant, type Tenant } from '../../../../../test/fixtures';
+import { deviceSteps } from './test-helpers/device-steps';
+import { addMember, startApi, tenant, unique, type Harness, type Tenant } from '@herald/testing';
 
 /**
  * Devices: what the endpoints do when used as intended. Refusals are in

@@ -1,6 +1,5 @@
-import { inviteSteps } from './__tests__/invite-steps';
-import { expectError, PASSWORD, startApi, uniqueEmail, type Harness } from '../../../../../test/harness';
-import { addMember, createProject } from '../../../../../test/fixtures';
+import { inviteSteps } from './test-helpers/invite-steps';
+import { addMember, createProject, expectError, PASSWORD, startApi, uniqueEmail, type Harness } from '@herald/testing';
 
 /** Invites: what the endpoints refuse, and with which status and message. */
 

@@ -1,11 +1,12 @@
-import type { Request, Response } from 'express';
 import type { ApiContainer } from '../../container';
-import { defineRoute, type AccessResource, type RouteDefinition } from '../../http/define-route';
-import { clientIp, subjectLimit } from '../../http/rate-limit';
-import { PASSWORD_CHECK_LIMITER, passwordCheckKey } from '../auth/auth.routes';
+import { defineRoute, type AccessResource, type CountLimit, type RouteDefinition } from '../../http/define-route';
+import { accountSubject } from '../../http/limits';
 import { createAuthService } from '../auth/auth.service';
 import { INVITE_NOT_FOUND, InvitesService } from './invites.service';
 import { acceptInviteBody, acceptInviteResponse, createInviteBody, inviteParams, inviteResponse, projectParams } from './invites.schema';
+
+const INVITE_MAIL_LIMITS = ['invite-project', 'invite-inviter', 'invite-address'] as const;
+type InviteMailLimit = (typeof INVITE_MAIL_LIMITS)[number];
 
 /**
  * Static paths (`/projects/invite`, `/projects/resend-invite/:id`, …) — mounted before the project
@@ -15,33 +16,14 @@ export function inviteRoutes(c: ApiContainer): RouteDefinition[] {
   const invites = new InvitesService(c.db, c.mailer, createAuthService(c), { appUrl: c.config.appUrl }, c.logger);
   const tags = ['Invites'];
 
-  // Every invite mail (a new invite or a resend) counts per project, per inviting user and per
-  // invited address, in hourly windows, so that no account can turn invites into a mail cannon.
-  // Counted after the access check, so a stranger cannot use up a project's allowance.
-  const hour = 3600_000;
-  const { perProject, perInviter, perAddress } = c.config.rateLimits.invites;
-  const inviteMailLimits = [
-    subjectLimit(c.limiter, { name: 'invite-project', limit: perProject, windowMs: hour }),
-    subjectLimit(c.limiter, { name: 'invite-inviter', limit: perInviter, windowMs: hour }),
-    subjectLimit(c.limiter, { name: 'invite-address', limit: perAddress, windowMs: hour }),
-  ] as const;
-  // Accepting into an existing account checks its password: counted with that account's other
-  // password checks. The account is the invite's address (the body is not validated yet here).
-  const passwordCheckLimit = c.limiter({
-    name: PASSWORD_CHECK_LIMITER,
-    limit: c.config.rateLimits.passwordCheck,
-    key: async (req) => {
-      const token: unknown = req.body?.token;
-      const email = typeof token === 'string' && token.length <= 512 ? await invites.emailOfToken(token) : undefined;
-      return email ? passwordCheckKey(email) : `ip:${clientIp(req)}`;
-    },
-  });
-
-  async function countInviteMail(req: Request, res: Response, mail: { projectId: string; inviterId: string; email: string }) {
-    const [project, inviter, address] = inviteMailLimits;
-    await project(req, res, mail.projectId);
-    await inviter(req, res, mail.inviterId);
-    await address(req, res, mail.email);
+  /**
+   * Every invite mail (a new invite or a resend) counts per project, per inviting user and per
+   * invited address. Counted after the access check, so a stranger cannot use up a project's allowance.
+   */
+  async function countInviteMail(limit: CountLimit<InviteMailLimit>, mail: { projectId: string; inviterId: string; email: string }) {
+    await limit('invite-project', mail.projectId);
+    await limit('invite-inviter', mail.inviterId);
+    await limit('invite-address', mail.email);
   }
 
   /** The invite's project, for a project_admin of it; to anyone outside the project the invite does not exist. */
@@ -61,11 +43,12 @@ export function inviteRoutes(c: ApiContainer): RouteDefinition[] {
         auth: 'jwt',
         body: createInviteBody,
         project: { from: 'body', need: 'project_admin' },
+        limits: INVITE_MAIL_LIMITS,
         status: 201,
         response: inviteResponse,
       },
-      async ({ project, caller, body, req, res }) => {
-        await countInviteMail(req, res, { projectId: project.id, inviterId: caller.userId, email: body.email });
+      async ({ project, caller, body, limit }) => {
+        await countInviteMail(limit, { projectId: project.id, inviterId: caller.userId, email: body.email });
         return invites.create(project, caller.email, body.email, body.role);
       },
     ),
@@ -77,17 +60,32 @@ export function inviteRoutes(c: ApiContainer): RouteDefinition[] {
         tags,
         auth: 'none',
         body: acceptInviteBody,
-        rateLimit: passwordCheckLimit,
+        limits: ['password-check'],
         status: 201,
         response: acceptInviteResponse,
       },
-      ({ body }) => invites.accept(body),
+      async ({ body, clientIp, limit }) => {
+        // Accepting into an existing account checks its password: counted with that account's other
+        // password checks. The account is the invite's address.
+        const email = await invites.emailOfToken(body.token);
+        await limit('password-check', email ? accountSubject(email) : `ip:${clientIp}`);
+        return invites.accept(body);
+      },
     ),
     defineRoute(
-      { method: 'post', path: '/projects/resend-invite/:inviteId', summary: 'Resend a pending invite with a new token', tags, auth: 'jwt', params: inviteParams, response: inviteResponse },
-      async ({ params, caller, accessResource, req, res }) => {
+      {
+        method: 'post',
+        path: '/projects/resend-invite/:inviteId',
+        summary: 'Resend a pending invite with a new token',
+        tags,
+        auth: 'jwt',
+        params: inviteParams,
+        limits: INVITE_MAIL_LIMITS,
+        response: inviteResponse,
+      },
+      async ({ params, caller, accessResource, limit }) => {
         const { project, email } = await adminOfInvite(accessResource, params.inviteId);
-        await countInviteMail(req, res, { projectId: project.id, inviterId: caller.userId, email });
+        await countInviteMail(limit, { projectId: project.id, inviterId: caller.userId, email });
         return invites.resend(project, params.inviteId, caller.email);
       },
     ),

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { inviteSteps } from './__tests__/invite-steps';
-import { expectError, PASSWORD, startApi, uniqueEmail, type Harness } from '../../../../../test/harness';
-import { addMember } from '../../../../../test/fixtures';
+import { inviteSteps } from './test-helpers/invite-steps';
+import { addMember, expectError, PASSWORD, startApi, uniqueEmail, type Harness } from '@herald/testing';
 
 /** Invites: credentials, roles and tenancy: who may do what, and what never leaks. */
 

@@ -1,8 +1,6 @@
 import { hashSecret } from '@herald/core';
-import { ACCEPT_URL, inviteSteps } from './__tests__/invite-steps';
-import { expectError, PASSWORD, startApi, uniqueEmail, type Harness } from '../../../../../test/harness';
-import { createProject } from '../../../../../test/fixtures';
-import { tokenFromMail } from '../../../../../test/smtp';
+import { ACCEPT_URL, inviteSteps } from './test-helpers/invite-steps';
+import { createProject, expectError, PASSWORD, startApi, tokenFromMail, uniqueEmail, type Harness } from '@herald/testing';
 
 /**
  * Invites: what the endpoints do when used as intended. Refusals are in
@@ -19,7 +17,7 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 const DAY = 24 * 60 * 60 * 1000;
 
-const { nthMail, adminWithProject, invite, accept } = inviteSteps(() => h);
+const { adminWithProject, invite, accept } = inviteSteps(() => h);
 
 describe('invite round trip through real SMTP', () => {
   it('invite → mail → accept creates the account → sign in → member of the project', async () => {
@@ -39,7 +37,7 @@ describe('invite round trip through real SMTP', () => {
     const ttl = Date.parse(res.body.expiresAt) - Date.parse(res.body.createdAt);
     expect(Math.abs(ttl - 7 * DAY)).toBeLessThan(5000);
 
-    const mail = await nthMail(email, 1);
+    const mail = await h.smtp.nthMail(email, 1);
     const token = tokenFromMail(mail, ACCEPT_URL);
     expect(mail.text).toContain(`${ACCEPT_URL}?token=${token}`);
     expect(mail.html).toContain(`${ACCEPT_URL}?token=${token}`);
@@ -108,7 +106,7 @@ describe('accept with an existing account', () => {
 
     const second = await adminWithProject();
     const res = await h.post('/projects/invite', { token: second.admin.accessToken, body: { email, projectId: second.project.id, role: 'project_admin' } });
-    const token2 = tokenFromMail(await nthMail(email, 2), ACCEPT_URL);
+    const token2 = tokenFromMail(await h.smtp.nthMail(email, 2), ACCEPT_URL);
     expect(res.status).toBe(201);
     const promoted = await accept({ token: token2, password: PASSWORD });
     expect(promoted.status).toBe(201);
@@ -144,7 +142,7 @@ describe('resend-invite', () => {
     expect(res.body).toEqual({ ...inv, expiresAt: expect.stringMatching(ISO) });
     expect(Date.parse(res.body.expiresAt) - Date.now()).toBeGreaterThan(6.9 * DAY);
 
-    const newToken = tokenFromMail(await nthMail(email, 2), ACCEPT_URL);
+    const newToken = tokenFromMail(await h.smtp.nthMail(email, 2), ACCEPT_URL);
     expect(newToken).not.toBe(oldToken);
     expectError(await accept({ token: oldToken, firstName: 'A', lastName: 'B', password: PASSWORD }), 400, 'Invalid or expired invite token');
     expect((await accept({ token: newToken, firstName: 'A', lastName: 'B', password: PASSWORD })).status).toBe(201);

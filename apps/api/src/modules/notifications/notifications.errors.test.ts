@@ -1,6 +1,5 @@
-import { expectError, startApi, unique, type Harness } from '../../../../../test/harness';
-import { tenant } from '../../../../../test/fixtures';
-import { sendableProject } from './__tests__/sendable';
+import { expectError, startApi, tenant, unique, type Harness } from '@herald/testing';
+import { sendableProject } from './test-helpers/sendable';
 
 /** Every send the API refuses: a clear 4xx, and nothing written or queued (docs/api.md#sending). */
 let h: Harness;
@@ -73,7 +72,11 @@ describe('checks before queuing', () => {
     await nothingQueuedBy(p, async () => {
       expectError(await h.post('/push/send', { token: p.owner.accessToken, body: { userId: 'u1', templateId: p.templateId, variables: p.variables } }), 400, 'projectId query parameter is required');
       const long = await h.post('/push/send', { apiKey: p.apiKey.key, body: { userId: 'u1', templateId: p.templateId, variables: p.variables }, headers: { 'Idempotency-Key': 'k'.repeat(256) } });
-      expectError(long, 400, /Idempotency-Key/);
+      expectError(long, 400, 'Invalid header: Idempotency-Key: Idempotency-Key must be at most 255 characters');
+      expect(long.body.details).toEqual([{ path: 'Idempotency-Key', message: 'Idempotency-Key must be at most 255 characters' }]);
+      // Header names are case-insensitive.
+      const bulk = await h.post('/push/send-bulk', { apiKey: p.apiKey.key, body: { userIds: ['u1'], templateId: p.templateId, variables: p.variables }, headers: { 'idempotency-key': 'k'.repeat(256) } });
+      expectError(bulk, 400, /Idempotency-Key/);
     });
   });
 });

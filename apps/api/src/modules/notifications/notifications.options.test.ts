@@ -1,6 +1,5 @@
 import { deliverJobId } from '@herald/core';
-import { expectError, startApi, unique, type Harness } from '../../../../../test/harness';
-import { tenant } from '../../../../../test/fixtures';
+import { expectError, startApi, tenant, unique, type Harness } from '@herald/testing';
 
 /**
  * What a send may carry beyond the spec's fields, as the API accepts or refuses it (delivery itself

@@ -1,12 +1,10 @@
-import type { Request } from 'express';
 import { z } from 'zod';
-import { AppError, mergePushOptions } from '@herald/core';
+import { mergePushOptions } from '@herald/core';
 import type { ApiContainer } from '../../container';
 import { defineRoute, reply, type RouteDefinition } from '../../http/define-route';
 import { uuid } from '@herald/schemas';
 import { pageResponse } from '../../http/pagination';
-import { perCredential, subjectLimit } from '../../http/rate-limit';
-import { acceptedBulkResponse, acceptedResponse, idempotencyKey, listQuery, notificationResponse, notificationSummary, projectQuery, sendBody, sendBulkBody } from './notifications.schema';
+import { acceptedBulkResponse, acceptedResponse, listQuery, notificationResponse, notificationSummary, projectQuery, sendBody, sendBulkBody, sendHeaders } from './notifications.schema';
 import { NotificationService, type SendInput } from './notifications.service';
 
 type SendBody = z.infer<typeof sendBody>;
@@ -30,22 +28,9 @@ function sendInput(body: SendBody | BulkBody, recipients: SendInput['recipients'
   };
 }
 
-function readIdempotencyKey(req: Request): string | undefined {
-  const raw = req.headers['idempotency-key'];
-  if (raw === undefined) return undefined;
-  const parsed = idempotencyKey.safeParse(Array.isArray(raw) ? raw[0] : raw);
-  if (!parsed.success) throw AppError.invalid('Idempotency-Key header', parsed.error);
-  return parsed.data;
-}
-
 export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
   const notifications = new NotificationService(c.db, c.queue, c.webhookEvents);
-  const sendLimit = c.limiter({ name: 'send', limit: c.config.rateLimits.send, key: perCredential });
-  const bulkLimit = c.limiter({ name: 'send-bulk', limit: c.config.rateLimits.sendBulk, key: perCredential });
   const tags = ['Sending'];
-  // Optional (RATE_LIMIT_PROJECT_SEND): all sends of a project together, whatever credential sends
-  // them, since per-credential limits multiply with the project's keys. Off, it costs nothing.
-  const projectSendLimit = c.config.rateLimits.projectSend > 0 ? subjectLimit(c.limiter, { name: 'project-send', limit: c.config.rateLimits.projectSend }) : undefined;
 
   return [
     defineRoute(
@@ -59,13 +44,16 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         query: projectQuery,
         body: sendBody,
         project: { from: 'query', state: true },
-        rateLimit: sendLimit,
+        headers: sendHeaders,
+        rateLimit: { name: 'send', per: 'credential' },
+        // Counted once the caller's access to the project is checked (a stranger uses up nothing).
+        limits: ['project-send'],
         status: 202,
         response: acceptedResponse,
       },
-      async ({ project, projectState, body, req, res }) => {
-        await projectSendLimit?.(req, res, project.id);
-        return reply(202, await notifications.send(projectState, sendInput(body, [{ userId: body.userId }], false), readIdempotencyKey(req)));
+      async ({ project, projectState, body, headers, limit }) => {
+        await limit('project-send', project.id);
+        return reply(202, await notifications.send(projectState, sendInput(body, [{ userId: body.userId }], false), headers['Idempotency-Key']));
       },
     ),
     defineRoute(
@@ -79,14 +67,16 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         query: projectQuery,
         body: sendBulkBody,
         project: { from: 'query', state: true },
-        rateLimit: bulkLimit,
+        headers: sendHeaders,
+        rateLimit: { name: 'send-bulk', per: 'credential' },
+        limits: ['project-send'],
         status: 202,
         response: acceptedBulkResponse,
       },
-      async ({ project, projectState, body, req, res }) => {
-        await projectSendLimit?.(req, res, project.id);
+      async ({ project, projectState, body, headers, limit }) => {
+        await limit('project-send', project.id);
         const input = body.recipients ? sendInput(body, body.recipients, true, true) : sendInput(body, body.userIds!.map((userId) => ({ userId })), true);
-        return reply(202, await notifications.send(projectState, input, readIdempotencyKey(req)));
+        return reply(202, await notifications.send(projectState, input, headers['Idempotency-Key']));
       },
     ),
     defineRoute(

@@ -10,7 +10,17 @@ export const projectQuery = z.object({ projectId: uuid('projectId').optional() }
 
 export const listQuery = z.object({ projectId: uuid('projectId').optional(), ...paginationQuery });
 
-export const idempotencyKey = z.string().min(1).max(255, 'Idempotency-Key must be at most 255 characters');
+const idempotencyKey = z
+  .string()
+  .min(1)
+  .max(255, 'Idempotency-Key must be at most 255 characters')
+  .describe(
+    'Any string up to 255 characters. The same key for the same project within 24 h answers the first response ' +
+      '(same status, same `notificationId`) and sends nothing again, also under concurrent requests.',
+  );
+
+/** The headers of a send. */
+export const sendHeaders = z.object({ 'Idempotency-Key': idempotencyKey.optional() });
 
 export const acceptedResponse = z.object({
   notificationId: z.uuid(),

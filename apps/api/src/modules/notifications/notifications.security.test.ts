@@ -1,5 +1,5 @@
-import { expectError, startApi, type Harness } from '../../../../../test/harness';
-import { sendableProject } from './__tests__/sendable';
+import { expectError, startApi, type Harness } from '@herald/testing';
+import { sendableProject } from './test-helpers/sendable';
 
 /** Sending and reading notifications across tenants and with bad credentials (docs/api.md#key-or-jwt-endpoints). */
 let h: Harness;

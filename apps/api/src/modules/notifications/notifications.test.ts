@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { startApi, unique, type Harness } from '../../../../../test/harness';
-import { queuedJobsFor, sendableProject } from './__tests__/sendable';
+import { startApi, unique, type Harness } from '@herald/testing';
+import { queuedJobsFor, sendableProject } from './test-helpers/sendable';
 
 /**
  * Sending, as the API answers it: what is written and queued. Delivery itself (the worker, FCM) is

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expectError, startApi, type Harness } from '../../../../../test/harness';
-import { addMember, tenant } from '../../../../../test/fixtures';
+import { addMember, expectError, startApi, tenant, type Harness } from '@herald/testing';
 
 let h: Harness;
 beforeAll(async () => {

@@ -1,5 +1,4 @@
-import { expectError, startApi, type Harness } from '../../../../../test/harness';
-import { addMember, createProject } from '../../../../../test/fixtures';
+import { addMember, createProject, expectError, startApi, type Harness } from '@herald/testing';
 
 /** Projects and their team: what the endpoints refuse, and with which status and message. */
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expectError, startApi, unique, type Harness } from '../../../../../test/harness';
-import { addMember, createProject } from '../../../../../test/fixtures';
+import { addMember, createProject, expectError, startApi, unique, type Harness } from '@herald/testing';
 
 /** Projects and their team: credentials, roles and tenancy: who may do what, and what never leaks. */
 

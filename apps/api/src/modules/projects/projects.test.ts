@@ -1,5 +1,4 @@
-import { expectError, startApi, unique, type Harness } from '../../../../../test/harness';
-import { addMember, createApiKey, createProject } from '../../../../../test/fixtures';
+import { addMember, createApiKey, createProject, expectError, startApi, unique, type Harness } from '@herald/testing';
 
 /**
  * Projects and their team: what the endpoints do when used as intended. Refusals are in

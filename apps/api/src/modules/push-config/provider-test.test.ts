@@ -1,7 +1,5 @@
 import { startFcmEmulator, type FcmEmulator } from '@herald/fcm-emulator';
-import { expectError, startApi, type Harness } from '../../../../../test/harness';
-import { addMember, tenant, type Tenant } from '../../../../../test/fixtures';
-import { serviceAccount, type ServiceAccount } from '../../../../../test/pipeline';
+import { addMember, expectError, serviceAccount, startApi, tenant, type Harness, type ServiceAccount, type Tenant } from '@herald/testing';
 
 /** POST /push-config/providers/{id}/test obtains an access token through the FCM client, over a socket to the emulator. */
 let emulator: FcmEmulator;

@@ -1,9 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError, SecretError, type KeyRing } from '@herald/core';
 import { loadProviderCredentials } from '@herald/db';
-import { expectError, startApi, type Harness, type Session } from '../../../../../test/harness';
-import { addMember, tenant, type Tenant } from '../../../../../test/fixtures';
-import { fcmConfig, keyMaterial, providerBody, rsaKey, serviceAccountFile } from './__tests__/credentials';
+import { addMember, expectError, fcmConfig, keyMaterial, providerBody, rsaKey, serviceAccountFile, startApi, tenant, type Harness, type Session, type Tenant } from '@herald/testing';
 import { PushConfigService } from './push-config.service';
 
 /**

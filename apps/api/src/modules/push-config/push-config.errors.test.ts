@@ -1,5 +1,4 @@
-import { expectError, startApi, type Harness } from '../../../../../test/harness';
-import { tenant, type Tenant } from '../../../../../test/fixtures';
+import { expectError, startApi, tenant, type Harness, type Tenant } from '@herald/testing';
 
 /** Push config and provider schemas: what the endpoints refuse, and with which status and message. */
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expectError, startApi, type Harness } from '../../../../../test/harness';
-import { addMember, tenant, type Tenant } from '../../../../../test/fixtures';
+import { addMember, expectError, startApi, tenant, type Harness, type Tenant } from '@herald/testing';
 
 /** Push config and provider schemas: credentials, roles and tenancy: who may do what, and what never leaks. */
 

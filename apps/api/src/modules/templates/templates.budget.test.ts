@@ -1,7 +1,6 @@
 import { RENDER_MAX_ITERATIONS, TEMPLATE_MAX_DEPTH } from '@herald/core';
 import { AppError } from '@herald/core';
-import { tenant, type Tenant } from '../../../../../test/fixtures';
-import { expectError, startApi, unique, type ApiResponse, type Harness } from '../../../../../test/harness';
+import { expectError, startApi, tenant, unique, type ApiResponse, type Harness, type Tenant } from '@herald/testing';
 import { TemplateService } from './templates.service';
 
 /**

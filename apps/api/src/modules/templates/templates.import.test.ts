@@ -1,5 +1,4 @@
-import { addMember, createProject, tenant, type Tenant } from '../../../../../test/fixtures';
-import { expectError, startApi, unique, type Harness } from '../../../../../test/harness';
+import { addMember, createProject, expectError, startApi, tenant, unique, type Harness, type Tenant } from '@herald/testing';
 
 let h: Harness;
 beforeAll(async () => {

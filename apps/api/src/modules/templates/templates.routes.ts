@@ -19,7 +19,7 @@ import {
   variablesResponse,
 } from './templates.schema';
 import { TEMPLATE_NOT_FOUND, TemplateService } from './templates.service';
-import { importUpload, uploadedJson } from './templates.upload';
+import { importFile } from './templates.upload';
 
 export function templateRoutes(c: ApiContainer): RouteDefinition[] {
   const templates = new TemplateService(c.db);
@@ -67,11 +67,11 @@ export function templateRoutes(c: ApiContainer): RouteDefinition[] {
         params: projectParams,
         query: importQuery,
         project: { from: 'params' },
-        before: [importUpload],
+        upload: importFile,
         status: 201,
         response: importResponse,
       },
-      ({ project, query, req }) => templates.import(project.id, uploadedJson(req), query.mode),
+      ({ project, query, upload }) => templates.import(project.id, upload, query.mode),
     ),
     defineRoute(
       {

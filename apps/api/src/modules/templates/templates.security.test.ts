@@ -1,5 +1,4 @@
-import { createApiKey, tenant, type Tenant } from '../../../../../test/fixtures';
-import { expectError, startApi, type Harness } from '../../../../../test/harness';
+import { createApiKey, expectError, startApi, tenant, type Harness, type Tenant } from '@herald/testing';
 
 let h: Harness;
 let victim: Tenant;

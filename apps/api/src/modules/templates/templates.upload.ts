@@ -1,10 +1,10 @@
-import type { Request, RequestHandler } from 'express';
 import multer from 'multer';
 import { AppError } from '@herald/core';
+import type { Upload } from '../../http/define-route';
 import { checkInput } from '../../http/input-guard';
 import { IMPORT_MAX_BYTES } from './templates.schema';
 
-export const FILE_FIELD = 'file';
+const FILE_FIELD = 'file';
 
 const upload = multer({
   storage: multer.memoryStorage(),
@@ -38,25 +38,44 @@ function translate(err: unknown): AppError {
   return AppError.badRequest(`Malformed multipart body: ${(err as Error)?.message ?? 'unreadable'}`);
 }
 
-/** Reads the `file` part of a multipart/form-data upload into `req.file` (memory, at most 1 MiB). */
-export const importUpload: RequestHandler = (req, res, next) => {
-  if (!req.is('multipart/form-data')) {
-    return next(new AppError(415, `Content-Type must be multipart/form-data with the export file in the part "${FILE_FIELD}"`));
-  }
-  upload(req, res, (err?: unknown) => next(err ? translate(err) : undefined));
-};
+/**
+ * The import's export file: the `file` part of a multipart/form-data upload (memory, at most 1 MiB),
+ * parsed as JSON; the service checks its shape.
+ */
+export const importFile: Upload<unknown> = {
+  receive: (req, res) =>
+    new Promise((resolve, reject) => {
+      if (!req.is('multipart/form-data')) {
+        return reject(new AppError(415, `Content-Type must be multipart/form-data with the export file in the part "${FILE_FIELD}"`));
+      }
+      upload(req, res, (err?: unknown) => (err ? reject(translate(err)) : resolve()));
+    }),
 
-/** The uploaded export file, parsed as JSON. */
-export function uploadedJson(req: Request): unknown {
-  const file = req.file;
-  if (!file) throw fileError(`Missing the file part "${FILE_FIELD}" (a JSON file exported by GET /push-templates/export/{projectId})`);
-  const text = file.buffer.toString('utf8').replace(/^\uFEFF/, '');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw fileError('The import file is not valid JSON');
-  }
-  checkInput(parsed, 'import file');
-  return parsed;
-}
+  read(req) {
+    const file = req.file;
+    if (!file) throw fileError(`Missing the file part "${FILE_FIELD}" (a JSON file exported by GET /push-templates/export/{projectId})`);
+    const text = file.buffer.toString('utf8').replace(/^\uFEFF/, '');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw fileError('The import file is not valid JSON');
+    }
+    checkInput(parsed, 'import file');
+    return parsed;
+  },
+
+  requestBody: {
+    required: true,
+    content: {
+      'multipart/form-data': {
+        schema: {
+          type: 'object',
+          required: [FILE_FIELD],
+          properties: { [FILE_FIELD]: { type: 'string', contentMediaType: 'application/json', description: 'The export file (MIME type application/json)' } },
+        },
+        encoding: { [FILE_FIELD]: { contentType: 'application/json' } },
+      },
+    },
+  },
+};

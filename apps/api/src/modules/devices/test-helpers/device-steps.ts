@@ -1,4 +1,4 @@
-import { unique, type Harness } from '../../../../../../test/harness';
+import { unique, type Harness } from '@herald/testing';
 
 /** The device tests' shared steps, over one harness. */
 export function deviceSteps(harness: () => Harness) {

@@ -1,5 +1,4 @@
-import type { Harness } from '../../../../../../test/harness';
-import { tokenFromMail } from '../../../../../../test/smtp';
+import { tokenFromMail, type Harness } from '@herald/testing';
 
 /** Asks for a password reset for `email` and returns the token from the mail's link. */
 export async function requestReset(h: Harness, email: string) {

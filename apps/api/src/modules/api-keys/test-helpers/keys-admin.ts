@@ -1,5 +1,4 @@
-import { createProject } from '../../../../../../test/fixtures';
-import type { Harness } from '../../../../../../test/harness';
+import { createProject, type Harness } from '@herald/testing';
 
 /** A project admin with a fresh project, and the base path of its API keys. */
 export async function keysAdmin(h: Harness) {

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { unique } from '../../../../../../test/harness';
+import { unique } from './harness';
 
 /** A real RSA service-account key, as Google issues them (PKCS#8 PEM). */
 export function rsaKey() {
@@ -8,6 +8,19 @@ export function rsaKey() {
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
     publicKeyEncoding: { type: 'spki', format: 'pem' },
   });
+}
+
+export interface ServiceAccount {
+  projectId: string;
+  clientEmail: string;
+  privateKey: string;
+  publicKey: string;
+}
+
+/** A service account of a Firebase project, with the public key the FCM emulator checks its tokens with. */
+export function serviceAccount(projectId = unique('fb')): ServiceAccount {
+  const { privateKey, publicKey } = rsaKey();
+  return { projectId, clientEmail: `herald@${projectId}.iam.gserviceaccount.com`, privateKey, publicKey };
 }
 
 /** Every base64 line of a PEM body: none of them may appear anywhere outside the sealed envelope. */

@@ -1,7 +1,5 @@
 import { deliverJob, notificationsOf, type DeliverJobData } from '@herald/core';
-import { tenant } from '../../../../../../test/fixtures';
-import { unique, type Harness } from '../../../../../../test/harness';
-import { providerBody, rsaKey } from '../../push-config/__tests__/credentials';
+import { providerBody, rsaKey, tenant, unique, type Harness } from '@herald/testing';
 
 const { privateKey } = rsaKey();
 

@@ -1,5 +1,5 @@
 import type { Device } from '@herald/db';
-import { unique, type Harness } from '../../../../../../test/harness';
+import { unique, type Harness } from '@herald/testing';
 
 type Auth = { apiKey?: string; token?: string; projectId?: string };
 
