@@ -12,4 +12,10 @@ module.exports = {
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   testTimeout: 30000,
   maxWorkers: 2,
+  // A test file's realm outlives it when something process-wide still points into it (prom-client's
+  // GC observer of each in-process API, which it cannot stop; jest-circus's AsyncLocalStorage on
+  // Node's shared fetch timer), so a worker's heap grew by ~40 MB a file to ~1 GB, and tearing that
+  // down at the end took longer than the 500 ms jest waits: "A worker process has failed to exit
+  // gracefully". A worker past this after a file is replaced by a fresh one.
+  workerIdleMemoryLimit: '512MB',
 };

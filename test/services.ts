@@ -15,7 +15,7 @@ import { waitUntil } from './wait';
  */
 
 const cleanups = new Set<() => void>();
-process.once('exit', () => {
+const runCleanups = () => {
   for (const cleanup of cleanups) {
     try {
       cleanup();
@@ -23,7 +23,16 @@ process.once('exit', () => {
       /* best effort at exit */
     }
   }
-});
+};
+
+let hooked = false;
+
+/** Kills a server when the process exits, unless it was closed by then; the hook is set with the first server. */
+function killAtExit(kill: () => void) {
+  if (!hooked) process.once('exit', runCleanups);
+  hooked = true;
+  cleanups.add(kill);
+}
 
 /** Runs `cleanup` (synchronous: kill a server) when the test process exits; returns what forgets it again. */
 export function atExit(cleanup: () => void): () => void {
@@ -123,7 +132,7 @@ export async function startRedis(): Promise<PrivateRedis> {
   const kill = () => {
     if (isRunning()) child!.kill('SIGKILL');
   };
-  cleanups.add(kill);
+  killAtExit(kill);
   await start();
 
   return {
@@ -228,7 +237,7 @@ export async function startPostgres(): Promise<PrivatePostgres> {
   const kill = () => {
     if (running) spawnSync(...asServerUser(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', 'stop']), { timeout: 10_000 });
   };
-  cleanups.add(kill);
+  killAtExit(kill);
   try {
     await start();
   } catch (err) {
