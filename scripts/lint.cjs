@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // `pnpm lint`: the import graph of every workspace source file must have no cycle, and no file under
-// packages/ may import one under apps/ (packages are what apps are built from, never the reverse).
+// packages/ may import one under apps/ (packages are what apps are built from, never the reverse);
+// and no source under apps/ or packages/ may repeat six or more lines of another (jscpd), outside tests
+// and generated code: what exists twice drifts apart.
 // Imports between workspace packages (`@herald/*`) are not followed here: TypeScript's project
 // references (tsconfig.build.json) already refuse a cycle between packages.
 const path = require('node:path');
+const { detectClones } = require('jscpd');
 const madge = require('madge');
 
 const root = path.join(__dirname, '..');
@@ -22,14 +25,29 @@ async function main() {
     if (!file.startsWith('packages/')) continue;
     for (const imported of imports) if (imported.startsWith('apps/')) problems.push(`a package imports an app: ${file} → ${imported}`);
   }
+  for (const clone of await copies()) problems.push(`repeated code: ${where(clone.duplicationA)} = ${where(clone.duplicationB)}`);
   const files = Object.keys(graph.obj()).length;
   if (problems.length) {
     console.error(problems.join('\n'));
     console.error(`lint: ${problems.length} problem(s) in ${files} files`);
     process.exit(1);
   }
-  console.log(`lint: ${files} files, no import cycle, no package importing an app`);
+  console.log(`lint: ${files} files, no import cycle, no package importing an app, no repeated code`);
 }
+
+/** Identical runs of at least six lines (and jscpd's default 50 tokens) in the sources of apps/ and packages/. */
+function copies() {
+  return detectClones({
+    path: ['apps', 'packages'].map((dir) => path.join(root, dir)),
+    format: ['typescript', 'tsx'],
+    minLines: 6,
+    ignore: ['**/node_modules/**', '**/dist/**', '**/generated/**', '**/*.test.ts', '**/*.test.tsx', '**/test-helpers/**'],
+    silent: true,
+    reporters: [],
+  });
+}
+
+const where = (d) => `${path.relative(root, d.sourceId)}:${d.start.line}-${d.end.line}`;
 
 main().catch((err) => {
   console.error(err);

@@ -43,6 +43,15 @@ export const webhookPayload = <T extends string, D extends z.ZodType>(type: T, d
     data,
   });
 
+/** A notification's counts, as `GET /push/notifications/{id}` and its webhook events show them. */
+export const notificationStats = z.object({
+  recipients: z.number().int(),
+  devices: z.number().int(),
+  sent: z.number().int(),
+  failed: z.number().int(),
+  invalidTokensRemoved: z.number().int(),
+});
+
 export const notificationEventData = z.object({
   notification: z.object({
     id: z.uuid(),
@@ -50,13 +59,7 @@ export const notificationEventData = z.object({
     templateId: z.uuid(),
     createdAt: z.iso.datetime(),
     completedAt: z.iso.datetime().nullable(),
-    stats: z.object({
-      recipients: z.number().int(),
-      devices: z.number().int(),
-      sent: z.number().int(),
-      failed: z.number().int(),
-      invalidTokensRemoved: z.number().int(),
-    }),
+    stats: notificationStats,
   }),
 });
 export type NotificationEventData = z.infer<typeof notificationEventData>;

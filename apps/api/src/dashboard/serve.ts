@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import express, { type IRouter, type RequestHandler } from 'express';
-import helmet from 'helmet';
+import { localPageCsp } from '../http/csp';
 
 /** The dashboard's build (`apps/dashboard`, built by `pnpm build`), from both src/ and dist/. */
 export const DASHBOARD_DIR = path.resolve(__dirname, '../../../dashboard/dist');
+
+/** The dashboard also shows data: and blob: images (previews built in the browser). */
+const dashboardCsp = localPageCsp(['data:', 'blob:']);
 
 /**
  * Serves the dashboard's static files, and its `index.html` for any other GET a browser makes for a
@@ -13,28 +16,6 @@ export const DASHBOARD_DIR = path.resolve(__dirname, '../../../dashboard/dist');
  * client that asks for JSON (any API client, curl's `*\/*`) still gets the JSON 404 for an unknown
  * path. Without a build (the API alone, e.g. in tests of other modules) nothing is mounted.
  */
-/**
- * Helmet's default policy without `upgrade-insecure-requests` (an instance served over plain HTTP
- * inside a network would have its own scripts upgraded to an HTTPS that does not exist). Scripts come
- * from this origin only; styles may be inline because the dialogs insert a <style> element.
- */
-const dashboardCsp = helmet.contentSecurityPolicy({
-  useDefaults: false,
-  directives: {
-    defaultSrc: ["'self'"],
-    baseUri: ["'self'"],
-    connectSrc: ["'self'"],
-    fontSrc: ["'self'", 'data:'],
-    formAction: ["'self'"],
-    frameAncestors: ["'self'"],
-    imgSrc: ["'self'", 'data:', 'blob:'],
-    objectSrc: ["'none'"],
-    scriptSrc: ["'self'"],
-    scriptSrcAttr: ["'none'"],
-    styleSrc: ["'self'", "'unsafe-inline'"],
-  },
-});
-
 export function mountDashboard(router: IRouter, dir = DASHBOARD_DIR): boolean {
   const index = path.join(dir, 'index.html');
   if (!existsSync(index)) return false;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { IRouter, RequestHandler } from 'express';
-import helmet from 'helmet';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { localPageCsp } from '../http/csp';
 import { DOCS_PATH, OPENAPI_PATH } from './document';
 
 /** Swagger UI's own build (swagger-ui-dist): served from this package, never from a CDN. */
@@ -42,28 +42,7 @@ const INIT = `window.addEventListener('load', function () {
 });
 `;
 
-/**
- * Helmet's default policy with two changes for this page: no `upgrade-insecure-requests` (a
- * self-hosted instance on plain HTTP inside a network would have its scripts upgraded to an HTTPS
- * that does not exist) and no `https:` sources for styles and fonts (everything is local).
- * Scripts stay `'self'` only: the page has no inline script.
- */
-const docsCsp = helmet.contentSecurityPolicy({
-  useDefaults: false,
-  directives: {
-    defaultSrc: ["'self'"],
-    baseUri: ["'self'"],
-    connectSrc: ["'self'"],
-    fontSrc: ["'self'", 'data:'],
-    formAction: ["'self'"],
-    frameAncestors: ["'self'"],
-    imgSrc: ["'self'", 'data:'],
-    objectSrc: ["'none'"],
-    scriptSrc: ["'self'"],
-    scriptSrcAttr: ["'none'"],
-    styleSrc: ["'self'", "'unsafe-inline'"],
-  },
-});
+const docsCsp = localPageCsp(['data:']);
 
 /**
  * `GET /openapi.json` (the document, built once on first request) and `GET /docs` (Swagger UI over

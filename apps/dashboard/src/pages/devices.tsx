@@ -3,13 +3,7 @@ import { useState } from 'react';
 import { z } from 'zod';
 import { useDevices, useUnregisterDevice, type Schemas } from '../api/hooks';
 import { useProjectContext } from '../components/layout';
-import { Button } from '../components/ui/button';
-import { ConfirmButton } from '../components/ui/confirm-button';
-import { DataTable, type Column } from '../components/ui/data-table';
-import { TextField } from '../components/ui/fields';
-import { formatDate } from '../components/ui/format';
-import { Card, PageHeader } from '../components/ui/layout';
-import { EmptyState, ErrorNotice } from '../components/ui/notices';
+import { Button, Card, type Column, ConfirmButton, DataTable, EmptyState, ErrorNotice, formatDate, PageHeader, TextField } from '../components/ui';
 import { useSchemaForm } from '../lib/schema-form';
 
 /** The path parameter of `GET /push/devices/{userId}`. */

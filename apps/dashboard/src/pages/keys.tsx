@@ -1,17 +1,7 @@
 import { createKeyBody } from '@herald/schemas';
 import { useApiKeys, useCreateApiKey, useDeleteApiKey, useUpdateApiKey, type Schemas } from '../api/hooks';
 import { useProjectContext } from '../components/layout';
-import { Button } from '../components/ui/button';
-import { ConfirmButton } from '../components/ui/confirm-button';
-import { DataTable, type Column } from '../components/ui/data-table';
-import { TextField } from '../components/ui/fields';
-import { FormDialog } from '../components/ui/form-dialog';
-import { formatDate } from '../components/ui/format';
-import { Card, PageHeader } from '../components/ui/layout';
-import { EmptyState, ErrorNotice, Notice } from '../components/ui/notices';
-import { OnceSecret } from '../components/ui/once-secret';
-import { StatusBadge } from '../components/ui/status-badge';
-import { Switch } from '../components/ui/switch';
+import { Button, Card, type Column, ConfirmButton, DataTable, EmptyState, ErrorNotice, formatDate, FormDialog, Notice, OnceSecret, PageHeader, StatusBadge, Switch, TextField } from '../components/ui';
 import { useSchemaForm } from '../lib/schema-form';
 
 export function ApiKeysPage() {

@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import { EmptyState } from '../components/ui/notices';
+import { EmptyState } from '../components/ui';
 
 export function NotFoundPage() {
   return (

@@ -2,12 +2,7 @@ import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { isFinal, useNotification, useNotifications, useProviders, type Schemas } from '../api/hooks';
 import { useProjectContext } from '../components/layout';
-import { DataTable, type Column } from '../components/ui/data-table';
-import { formatDate } from '../components/ui/format';
-import { Card, PageHeader } from '../components/ui/layout';
-import { EmptyState, ErrorNotice, Loading } from '../components/ui/notices';
-import { Pagination } from '../components/ui/pagination';
-import { StatusBadge } from '../components/ui/status-badge';
+import { Card, type Column, DataTable, EmptyState, ErrorNotice, formatDate, Loading, PageHeader, Pagination, StatusBadge } from '../components/ui';
 
 export function NotificationsPage() {
   const { projectId } = useProjectContext();

@@ -2,8 +2,7 @@ import { Link } from 'react-router';
 import { useOverview } from '../api/hooks';
 import { BarChart } from '../components/chart';
 import { useProjectContext } from '../components/layout';
-import { Card, PageHeader } from '../components/ui/layout';
-import { ErrorNotice, Loading } from '../components/ui/notices';
+import { Card, ErrorNotice, Loading, PageHeader } from '../components/ui';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const hourLabel = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });

@@ -1,14 +1,7 @@
 import { createProjectBody } from '@herald/schemas';
 import { Link, useNavigate } from 'react-router';
 import { useCreateProject, useDeleteProject, useMe, useProjects, type Schemas } from '../api/hooks';
-import { ConfirmButton } from '../components/ui/confirm-button';
-import { DataTable, type Column } from '../components/ui/data-table';
-import { TextField } from '../components/ui/fields';
-import { FormDialog } from '../components/ui/form-dialog';
-import { formatDate } from '../components/ui/format';
-import { Card, PageHeader } from '../components/ui/layout';
-import { EmptyState } from '../components/ui/notices';
-import { RoleBadges } from '../components/ui/role';
+import { Card, type Column, ConfirmButton, DataTable, EmptyState, formatDate, FormDialog, PageHeader, RoleBadges, TextField } from '../components/ui';
 import { useSchemaForm } from '../lib/schema-form';
 
 export function ProjectsPage() {

@@ -2,15 +2,7 @@ import { createProviderBody } from '@herald/schemas';
 import { useState, type DragEvent } from 'react';
 import { testProvider, useAddProvider, useCreatePushConfig, useDeleteProvider, useProviders, usePushConfig, useSetPriorities, useSetPushEnabled, useUpdateProvider, type Schemas } from '../api/hooks';
 import { useProjectContext } from '../components/layout';
-import { Button } from '../components/ui/button';
-import { ConfirmButton } from '../components/ui/confirm-button';
-import { DataTable, type Column } from '../components/ui/data-table';
-import { FileField, TextArea, TextField } from '../components/ui/fields';
-import { FormDialog } from '../components/ui/form-dialog';
-import { Card, PageHeader } from '../components/ui/layout';
-import { EmptyState, ErrorNotice, Loading, Notice } from '../components/ui/notices';
-import { StatusBadge } from '../components/ui/status-badge';
-import { Switch } from '../components/ui/switch';
+import { Button, Card, type Column, ConfirmButton, DataTable, EmptyState, ErrorNotice, FileField, FormDialog, Loading, Notice, PageHeader, StatusBadge, Switch, TextArea, TextField } from '../components/ui';
 import { useSchemaForm } from '../lib/schema-form';
 import { parseServiceAccount, type FcmConfig } from '../lib/service-account';
 

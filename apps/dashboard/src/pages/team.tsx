@@ -2,16 +2,7 @@ import { createInviteBody } from '@herald/schemas';
 import { useState } from 'react';
 import { useCancelInvite, useInvite, useInvites, useMe, useRemoveMember, useResendInvite, useTeam, type Schemas } from '../api/hooks';
 import { useProjectContext } from '../components/layout';
-import { Button } from '../components/ui/button';
-import { ConfirmButton } from '../components/ui/confirm-button';
-import { DataTable, type Column } from '../components/ui/data-table';
-import { SelectField, TextField } from '../components/ui/fields';
-import { FormDialog } from '../components/ui/form-dialog';
-import { formatDate } from '../components/ui/format';
-import { Card, PageHeader } from '../components/ui/layout';
-import { EmptyState, ErrorNotice, Notice } from '../components/ui/notices';
-import { RoleBadges, roleLabel } from '../components/ui/role';
-import { StatusBadge } from '../components/ui/status-badge';
+import { Button, Card, type Column, ConfirmButton, DataTable, EmptyState, ErrorNotice, formatDate, FormDialog, Notice, PageHeader, RoleBadges, roleLabel, SelectField, StatusBadge, TextField } from '../components/ui';
 import { useSchemaForm } from '../lib/schema-form';
 
 export function TeamPage() {

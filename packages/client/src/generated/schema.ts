@@ -1046,13 +1046,7 @@ export interface webhooks {
                                 /** Format: date-time */
                                 createdAt: string;
                                 completedAt: string | null;
-                                stats: {
-                                    recipients: number;
-                                    devices: number;
-                                    sent: number;
-                                    failed: number;
-                                    invalidTokensRemoved: number;
-                                };
+                                stats: components["schemas"]["NotificationStats"];
                             };
                         };
                     };
@@ -1128,13 +1122,7 @@ export interface webhooks {
                                 /** Format: date-time */
                                 createdAt: string;
                                 completedAt: string | null;
-                                stats: {
-                                    recipients: number;
-                                    devices: number;
-                                    sent: number;
-                                    failed: number;
-                                    invalidTokensRemoved: number;
-                                };
+                                stats: components["schemas"]["NotificationStats"];
                             };
                         };
                     };
@@ -1210,13 +1198,7 @@ export interface webhooks {
                                 /** Format: date-time */
                                 createdAt: string;
                                 completedAt: string | null;
-                                stats: {
-                                    recipients: number;
-                                    devices: number;
-                                    sent: number;
-                                    failed: number;
-                                    invalidTokensRemoved: number;
-                                };
+                                stats: components["schemas"]["NotificationStats"];
                             };
                         };
                     };
@@ -1292,13 +1274,7 @@ export interface webhooks {
                                 /** Format: date-time */
                                 createdAt: string;
                                 completedAt: string | null;
-                                stats: {
-                                    recipients: number;
-                                    devices: number;
-                                    sent: number;
-                                    failed: number;
-                                    invalidTokensRemoved: number;
-                                };
+                                stats: components["schemas"]["NotificationStats"];
                             };
                         };
                     };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NOTIFICATION_STATUSES, type PushOptions } from '@herald/core';
+import { NOTIFICATION_STATUSES, notificationStats, type PushOptions } from '@herald/core';
 import { uuid } from '@herald/schemas';
 import { paginationQuery } from '../../http/pagination';
 
@@ -29,14 +29,6 @@ export const acceptedResponse = z.object({
 });
 export const acceptedBulkResponse = acceptedResponse.extend({ recipients: z.number().int() });
 
-const stats = z.object({
-  recipients: z.number().int(),
-  devices: z.number().int(),
-  sent: z.number().int(),
-  failed: z.number().int(),
-  invalidTokensRemoved: z.number().int(),
-});
-
 export const notificationSummary = z.object({
   id: z.uuid(),
   status: z.enum(NOTIFICATION_STATUSES),
@@ -45,7 +37,7 @@ export const notificationSummary = z.object({
   completedAt: z.iso.datetime().nullable(),
   sendAt: z.iso.datetime().optional().describe('When a scheduled send is (or was) due; absent for an immediate send'),
   dryRun: z.literal(true).optional().describe('Present for a dry run: `stats.sent` counts the messages FCM validated'),
-  stats,
+  stats: notificationStats,
 });
 
 export const notificationResponse = notificationSummary.extend({

@@ -3,9 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { call, publicApi, session } from '../../api/client';
-import { Button } from '../../components/ui/button';
-import { TextField } from '../../components/ui/fields';
-import { ErrorNotice, Notice } from '../../components/ui/notices';
+import { Button, ErrorNotice, Notice, TextField } from '../../components/ui';
 import { useSchemaCheck } from '../../lib/schema-form';
 import { AuthLayout } from './auth-layout';
 

@@ -2,10 +2,7 @@ import { changePasswordBody } from '@herald/schemas';
 import { useMutation } from '@tanstack/react-query';
 import { api, call } from '../../api/client';
 import { useMe } from '../../api/hooks';
-import { Button } from '../../components/ui/button';
-import { TextField } from '../../components/ui/fields';
-import { Card, PageHeader } from '../../components/ui/layout';
-import { ErrorNotice, Loading, Notice } from '../../components/ui/notices';
+import { Button, Card, ErrorNotice, Loading, Notice, PageHeader, TextField } from '../../components/ui';
 import { useSchemaForm } from '../../lib/schema-form';
 import { signIn } from './sign-in';
 

@@ -2,9 +2,7 @@ import { signinBody, signupBody } from '@herald/schemas';
 import { useMutation } from '@tanstack/react-query';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { call, publicApi, session } from '../../api/client';
-import { Button } from '../../components/ui/button';
-import { TextField } from '../../components/ui/fields';
-import { ErrorNotice, Notice } from '../../components/ui/notices';
+import { Button, ErrorNotice, Notice, TextField } from '../../components/ui';
 import { useSchemaForm } from '../../lib/schema-form';
 import { AuthLayout, nextPath } from './auth-layout';
 
