@@ -143,7 +143,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
   });
   const maintenance = {
     sweeper: new Sweeper({ queries: new LostWorkQueries(sqlPool(db)), queue, logger, observe }),
-    webhookSweeper: new WebhookSweeper({ db, queue: webhookQueue, events: webhookEvents, logger }),
+    webhookSweeper: new WebhookSweeper({ db, queue: webhookQueue, events: webhookEvents, logger, retryWindowMs: config.webhooks.retryWindowMs }),
     retention: new Retention({ pool: sqlPool(db), queue, days: config.retentionDays, logger }),
   };
   return {

@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
-import { openSecret, signWebhook, webhookJobFor, webhookSealContext, type KeyRing } from '@herald/core';
+import { openSecret, signWebhook, storableText, webhookJobFor, webhookSealContext, type KeyRing } from '@herald/core';
 import type { Db, WebhookEndpoint } from '@herald/db';
 import { escapeHtml, type Mailer } from '@herald/mail';
 import { postWebhook, type SendOutcome } from './sender';
@@ -30,7 +30,7 @@ export interface WebhookDispatcherDeps {
   observe?: WebhookObserver;
 }
 
-/** Bytes of a response body kept in the attempt log. */
+/** Characters of a response body kept in the attempt log (any bytes: NULs and broken UTF-8 are replaced). */
 const KEPT_BODY_CHARS = 1024;
 
 const outcomeOf = (o: SendOutcome): AttemptOutcome =>
@@ -87,7 +87,7 @@ export class WebhookDispatcher {
         succeeded,
         durationMs: result.durationMs,
         responseStatus: result.kind === 'response' ? result.status : null,
-        responseBody: result.kind === 'response' ? result.body.slice(0, KEPT_BODY_CHARS) : null,
+        responseBody: result.kind === 'response' ? storableText(result.body, KEPT_BODY_CHARS) : null,
         error,
       },
       delay,
