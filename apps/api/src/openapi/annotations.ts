@@ -34,6 +34,7 @@ export const operationNotes: Record<string, OperationNotes> = {
   'POST /projects': { errors: { 403: 'Only accounts with the role project_admin may create projects' } },
   'DELETE /projects/{projectId}/members/{userId}': { errors: { 400: 'Invalid input, or the owner cannot be removed' } },
   'POST /projects/{projectId}/api-keys': { errors: { 409: 'The project holds API_KEYS_PER_PROJECT keys already (default 100): delete one first' } },
+  'POST /projects/{projectId}/webhooks': { errors: { 409: 'The project holds WEBHOOK_ENDPOINTS_PER_PROJECT endpoints already (default 20): delete one first' } },
   'POST /projects/invite': {
     errors: {
       409: 'Already a member of the project, or an invite to this e-mail is pending',
