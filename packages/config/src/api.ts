@@ -39,14 +39,18 @@ const apiSchema = z.object({
   RATE_LIMIT_INVITES_PER_PROJECT: intFrom(100, 1),
   RATE_LIMIT_INVITES_PER_INVITER: intFrom(100, 1),
   RATE_LIMIT_INVITES_PER_ADDRESS: intFrom(20, 1),
-  /** Sends (send and send-bulk together) per project per minute, over all its credentials. Unset or 0: no such limit. */
-  RATE_LIMIT_PROJECT_SEND: intFrom(0, 0),
+  /** Sends (send and send-bulk together) per project per minute, over all its credentials. 0: no such limit. */
+  RATE_LIMIT_PROJECT_SEND: intFrom(1000, 0),
   /** Per credential per minute: PATCH /push/users/{userId}/attributes, POST /push/users/attributes (up to 1,000 users each), POST /push/audience/count. */
   RATE_LIMIT_USER_ATTRIBUTES: intFrom(60, 1),
   RATE_LIMIT_USER_ATTRIBUTES_BULK: intFrom(10, 1),
   RATE_LIMIT_AUDIENCE_COUNT: intFrom(60, 1),
   /** API keys a project may hold. */
   API_KEYS_PER_PROJECT: intFrom(100, 1),
+  /** Scheduled notifications (not yet started) a project may hold. */
+  SCHEDULED_PER_PROJECT: intFrom(10_000, 1),
+  /** Projects one account may own. */
+  PROJECTS_PER_ACCOUNT: intFrom(20, 1),
   /** Webhook endpoints a project may hold. */
   WEBHOOK_ENDPOINTS_PER_PROJECT: intFrom(20, 1),
   /** `POST /projects/{id}/webhooks/{id}/test` per project per minute. */
@@ -89,6 +93,8 @@ export interface ApiConfig extends CommonConfig {
   };
   apiKeysPerProject: number;
   webhookEndpointsPerProject: number;
+  scheduledPerProject: number;
+  projectsPerAccount: number;
   http: { headersTimeoutMs: number; requestTimeoutMs: number };
   trustProxy?: boolean | number | string;
   corsOrigins: string[];
@@ -146,6 +152,8 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     },
     apiKeysPerProject: e.API_KEYS_PER_PROJECT,
     webhookEndpointsPerProject: e.WEBHOOK_ENDPOINTS_PER_PROJECT,
+    scheduledPerProject: e.SCHEDULED_PER_PROJECT,
+    projectsPerAccount: e.PROJECTS_PER_ACCOUNT,
     http: { headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS },
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     corsOrigins: (e.CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),

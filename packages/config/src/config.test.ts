@@ -67,7 +67,9 @@ describe('loadApiConfig', () => {
       signupEnabled: true,
       apiKeysPerProject: 100,
       webhookEndpointsPerProject: 20,
-      rateLimits: { signinPerIp: 300, passwordCheck: 10, invites: { perProject: 100, perInviter: 100, perAddress: 20 }, projectSend: 0, webhookTest: 10 },
+      scheduledPerProject: 10_000,
+      projectsPerAccount: 20,
+      rateLimits: { signinPerIp: 300, passwordCheck: 10, invites: { perProject: 100, perInviter: 100, perAddress: 20 }, projectSend: 1000, webhookTest: 10 },
       http: { headersTimeoutMs: 20_000, requestTimeoutMs: 30_000 },
       metricsToken: undefined,
     });

@@ -2059,7 +2059,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Push notifications are not configured for this project | Push notifications are disabled for this project | No enabled push provider is configured for this project */
+            /** @description Push notifications are not configured for this project | Push notifications are disabled for this project | No enabled push provider is configured for this project | with `sendAt`: the project holds SCHEDULED_PER_PROJECT scheduled notifications already (default 10,000) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2208,7 +2208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Push notifications are not configured for this project | Push notifications are disabled for this project | No enabled push provider is configured for this project */
+            /** @description Push notifications are not configured for this project | Push notifications are disabled for this project | No enabled push provider is configured for this project | with `sendAt`: the project holds SCHEDULED_PER_PROJECT scheduled notifications already (default 10,000) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3645,6 +3645,15 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description Only accounts with the role project_admin may create projects */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The account owns PROJECTS_PER_ACCOUNT projects already (default 20) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
