@@ -109,6 +109,7 @@ async function main() {
     MAIL_TRANSPORT: 'log',
     RATE_LIMIT_SEND: '100000000',
     RATE_LIMIT_SEND_BULK: '1000000',
+    RATE_LIMIT_PROJECT_SEND: '0',
     FCM_RATE_PER_MINUTE: args['fcm-rate'],
     ...(args['worker-concurrency'] ? { WORKER_CONCURRENCY: args['worker-concurrency'] } : {}),
   };

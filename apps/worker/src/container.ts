@@ -18,6 +18,7 @@ import { Sweeper } from './maintenance/sweeper';
 import { WebhookSweeper } from './maintenance/webhook-sweeper';
 import { warmUpDelivery, type WarmUpResult } from './tuning/warm-up';
 import { OutcomeEvents } from './webhooks/outcome-events';
+import { ProjectSlots } from './webhooks/project-slots';
 import { WebhookDispatcher, type WebhookObserver } from './webhooks/webhook.service';
 
 export interface WorkerContainer {
@@ -97,6 +98,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     timeoutMs: config.webhooks.timeoutMs,
     allowPrivate: config.webhookAddresses.allowPrivate,
     disableAfterMs: config.webhooks.disableAfterMs,
+    slots: new ProjectSlots(connection, config.queuePrefix, config.webhooks.projectConcurrency, config.webhooks.timeoutMs + 5_000),
     observe: overrides.observeWebhooks,
   });
   const clients = new ProviderPool({ emulatorHost: config.fcmEmulatorHost, logger: logger.child({ component: 'fcm' }) });
@@ -143,7 +145,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
   });
   const maintenance = {
     sweeper: new Sweeper({ queries: new LostWorkQueries(sqlPool(db)), queue, logger, observe }),
-    webhookSweeper: new WebhookSweeper({ db, queue: webhookQueue, events: webhookEvents, logger }),
+    webhookSweeper: new WebhookSweeper({ db, queue: webhookQueue, events: webhookEvents, logger, retryWindowMs: config.webhooks.retryWindowMs }),
     retention: new Retention({ pool: sqlPool(db), queue, days: config.retentionDays, logger }),
   };
   return {

@@ -44,6 +44,11 @@ const workerSchema = z.object({
   /** An endpoint whose attempts have all failed for this long is disabled (and its admins told). */
   WEBHOOK_DISABLE_AFTER_MS: intFrom(24 * 3_600_000, 1),
   WEBHOOK_CONCURRENCY: intFrom(16, 1),
+  /**
+   * Webhook requests one project may have in flight over all workers; its other attempts wait their
+   * turn, so that one project's slow receivers never take every worker's requests.
+   */
+  WEBHOOK_PROJECT_CONCURRENCY: intFrom(4, 1),
 });
 
 export interface WorkerConfig extends CommonConfig {
@@ -63,7 +68,7 @@ export interface WorkerConfig extends CommonConfig {
   /** Days final notifications and webhook events are kept (0: forever). */
   retentionDays: number;
   mail: { transport: 'smtp' | 'log'; smtpUrl?: string; from: string };
-  webhooks: { timeoutMs: number; retryBaseMs: number; retryMaxDelayMs: number; retryWindowMs: number; disableAfterMs: number; concurrency: number };
+  webhooks: { timeoutMs: number; retryBaseMs: number; retryMaxDelayMs: number; retryWindowMs: number; disableAfterMs: number; concurrency: number; projectConcurrency: number };
 }
 
 export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
@@ -95,6 +100,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
       retryWindowMs: e.WEBHOOK_RETRY_WINDOW_MS,
       disableAfterMs: e.WEBHOOK_DISABLE_AFTER_MS,
       concurrency: e.WEBHOOK_CONCURRENCY,
+      projectConcurrency: e.WEBHOOK_PROJECT_CONCURRENCY,
     },
   };
 }

@@ -22,6 +22,24 @@ export class LostWorkQueries {
   }
 
   /**
+   * Scheduled notifications written without a job (due later than SCHEDULE_AHEAD_MS when accepted)
+   * that are now due within `aheadMs`: marked queued-for (`enqueuedAt`) and answered, for their
+   * delayed jobs. Should adding the jobs fail, the stale look below finds them after their time.
+   */
+  async promoteScheduled(aheadMs: number, limit: number): Promise<{ id: string; sendAt: Date }[]> {
+    const { rows } = await write<{ id: string; sendAt: Date }>(this.pool, 'herald_promoteScheduled',
+      `UPDATE "Notification" SET "enqueuedAt" = now(), "updatedAt" = now()
+       WHERE "id" IN (
+         SELECT "id" FROM "Notification"
+         WHERE "status" = 'scheduled' AND "enqueuedAt" IS NULL AND "sendAt" < now() + ($1 * interval '1 millisecond')
+         ORDER BY "sendAt" LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING "id", "sendAt"`,
+      [aheadMs, limit],
+    );
+    return rows;
+  }
+
+  /**
    * Pending deliveries whose retry was due long ago (a worker died between scheduling it and adding
    * its job), or untouched for minutes, by notification, with the notification's re-queue count.
    */

@@ -2035,7 +2035,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Push notifications are not configured for this project | Push notifications are disabled for this project | No enabled push provider is configured for this project */
+            /** @description Push notifications are not configured for this project | Push notifications are disabled for this project | No enabled push provider is configured for this project | with `sendAt`: the project holds SCHEDULED_PER_PROJECT scheduled notifications already (default 10,000) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2184,7 +2184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Push notifications are not configured for this project | Push notifications are disabled for this project | No enabled push provider is configured for this project */
+            /** @description Push notifications are not configured for this project | Push notifications are disabled for this project | No enabled push provider is configured for this project | with `sendAt`: the project holds SCHEDULED_PER_PROJECT scheduled notifications already (default 10,000) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3628,6 +3628,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The account owns PROJECTS_PER_ACCOUNT projects already (default 20) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4943,6 +4952,15 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description The project holds WEBHOOK_ENDPOINTS_PER_PROJECT endpoints already (default 20): delete one first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5130,6 +5148,10 @@ export interface operations {
             /** @description Accepted into the delivery queue */
             202: {
                 headers: {
+                    /** @description IETF draft-8: the remaining quota of this window, e.g. `"send";r=99;t=60` */
+                    RateLimit?: string;
+                    /** @description IETF draft-8: the policy, e.g. `"send";q=100;w=60` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5145,6 +5167,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { analyse } from './analysis';
-import { beginRender, compileField, endRender, hasHash, HELPERS, isScoped, lookup, renderField, type FieldRenderer, type TemplateVariables } from './engine';
+import { beginRender, chargeText, compileField, endRender, hasHash, HELPERS, isScoped, lookup, renderField, type FieldRenderer, type TemplateVariables } from './engine';
 
 /**
  * Turning a template into something that renders: Handlebars' compiled code, or a plain renderer
@@ -16,7 +16,8 @@ export interface RenderedTemplate {
 
 export interface CompiledTemplate {
   variables: string[];
-  render(variables?: TemplateVariables): RenderedTemplate;
+  /** `maxText`: characters of title and body together past which the render stops (RenderTooLongError). */
+  render(variables?: TemplateVariables, options?: { maxText?: number }): RenderedTemplate;
   /** The variables that resolve to undefined or null in `variables`; they render empty. */
   missing(variables?: TemplateVariables): string[];
 }
@@ -54,8 +55,8 @@ function plainRenderer(program: hbs.AST.Program): ((variables: TemplateVariables
   }
   return (variables) => {
     let out = '';
-    // Each placeholder as text (`'' +` throws, as Handlebars does, for a value that cannot become text).
-    for (const piece of pieces) out += typeof piece === 'string' ? piece : '' + (lookup(variables, piece) ?? '');
+    // Each placeholder as text, charged to the render in progress (see `chargeText`).
+    for (const piece of pieces) out += chargeText(typeof piece === 'string' ? piece : (lookup(variables, piece) ?? ''));
     return out;
   };
 }
@@ -71,8 +72,8 @@ function build(source: TemplateSource): CompiledTemplate {
   const body: FieldRenderer = plainRenderer(programs.body) ?? compileField('body', source.body);
   return {
     variables,
-    render(vars = {}) {
-      const outer = beginRender();
+    render(vars = {}, options = {}) {
+      const outer = beginRender(options.maxText);
       try {
         return { title: renderField('title', title, vars), body: renderField('body', body, vars), data: { ...data } };
       } finally {

@@ -29,7 +29,7 @@ function sendInput(body: SendBody | BulkBody, recipients: SendInput['recipients'
 }
 
 export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
-  const notifications = new NotificationService(c.db, c.queue, c.webhookEvents);
+  const notifications = new NotificationService(c.db, c.queue, c.webhookEvents, c.config.scheduledPerProject);
   const tags = ['Sending'];
 
   return [

@@ -14,6 +14,7 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 export const NOTIFICATION_NOT_FOUND = 'Notification not found';
 
 export const NOT_SCHEDULED = 'Only a scheduled notification can be canceled';
+export const tooManyScheduled = (max: number) => `The project has ${max} scheduled notifications, the most it may hold: cancel some, or wait until they are sent`;
 
 /** The answer to a send, the same when it is replayed for its Idempotency-Key. */
 const accepted = (n: Pick<Notification, 'id' | 'bulk' | 'recipients' | 'sendAt'>) => ({
@@ -52,6 +53,8 @@ export class NotificationService {
     private readonly queue: Queue,
     /** Emits `notification.canceled` when a cancel ends a notification. */
     private readonly webhookEvents?: WebhookEvents,
+    /** Scheduled notifications a project may hold (SCHEDULED_PER_PROJECT). */
+    private readonly maxScheduled = Infinity,
   ) {
     this.admissions = new Admissions(db, queue);
   }
@@ -65,6 +68,7 @@ export class NotificationService {
     }
     const sendAt = scheduleTime(input.sendAt);
     await precheck(state, input);
+    if (sendAt) await this.checkScheduledRoom(projectId);
     const draft = draftOf(projectId, input, sendAt, idempotencyKey);
     if ((await this.admissions.admit(draft)) === 'duplicate') {
       // The same key raced us: the first request wins and this one answers like it.
@@ -73,6 +77,17 @@ export class NotificationService {
       throw AppError.conflict('A request with this Idempotency-Key is being processed; retry it');
     }
     return accepted({ id: draft.id, bulk: draft.bulk, recipients: draft.userIds.length, sendAt: sendAt ?? null });
+  }
+
+  /**
+   * A project's scheduled notifications wait in Postgres (and, near their time, in Redis) for up to
+   * 30 days: they are bounded. Counted through a partial index of scheduled rows; sends admitted at
+   * the same moment may pass the bound by the few in flight.
+   */
+  private async checkScheduledRoom(projectId: string) {
+    if (!Number.isFinite(this.maxScheduled)) return;
+    const scheduled = await this.db.notification.count({ where: { projectId, status: 'scheduled' } });
+    if (scheduled >= this.maxScheduled) throw AppError.conflict(tooManyScheduled(this.maxScheduled));
   }
 
   /** The first answer for this key within 24 h; an older key is released for reuse. */

@@ -8,7 +8,7 @@ import { createProjectBody, memberParams, messageResponse, projectListResponse, 
 export const REMOVE_MEMBER_DENIAL = { status: 401, message: 'unauthorized (no permission to remove members)' };
 
 export function projectRoutes(c: ApiContainer): RouteDefinition[] {
-  const projects = new ProjectsService(c.db);
+  const projects = new ProjectsService(c.db, c.config.projectsPerAccount);
   const tags = ['Projects'];
 
   return [

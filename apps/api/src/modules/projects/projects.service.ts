@@ -4,17 +4,25 @@ import type { ProjectAccess } from '../../http/access';
 
 export const OWNER_CANNOT_BE_REMOVED = 'The project owner cannot be removed';
 export const MEMBER_NOT_FOUND = 'Member not found';
+export const tooManyProjects = (max: number) => `An account may own at most ${max} projects: delete one first`;
 
 const toProjectResponse = (p: Pick<Project, 'id' | 'name' | 'createdAt'>) => ({ id: p.id, name: p.name, createdAt: p.createdAt.toISOString() });
 
 /** Projects and their teams. Access (membership, role, ownership) is checked by the gate before any call. */
 export class ProjectsService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** Projects one account may own (PROJECTS_PER_ACCOUNT): every per-project bound multiplies with them. */
+    private readonly maxPerAccount = Infinity,
+  ) {}
 
-  /** The creator becomes the owner and a project_admin member, in one statement. */
+  /** The creator becomes the owner and a project_admin member, in one transaction. */
   async create(ownerId: string, name: string) {
-    const project = await this.db.project.create({
-      data: { name, ownerId, members: { create: { userId: ownerId, role: 'project_admin' } } },
+    const project = await this.db.$transaction(async (tx) => {
+      // The owner's row is locked, so that concurrent creations cannot pass the cap together.
+      await tx.$queryRaw`SELECT 1 FROM "User" WHERE "id" = ${ownerId}::uuid FOR UPDATE`;
+      if ((await tx.project.count({ where: { ownerId } })) >= this.maxPerAccount) throw AppError.conflict(tooManyProjects(this.maxPerAccount));
+      return tx.project.create({ data: { name, ownerId, members: { create: { userId: ownerId, role: 'project_admin' } } } });
     });
     return toProjectResponse(project);
   }

@@ -1,4 +1,4 @@
-import { AppError, compileTemplate, mergePushOptions, readPushOptions, TemplateRenderError, TemplateSyntaxError, validateTemplate, type CompiledTemplate, type PushOptions, type TemplateSource, type TemplateVariables } from '@herald/core';
+import { AppError, compileTemplate, mergePushOptions, readPushOptions, RenderTooLongError, TemplateRenderError, TemplateSyntaxError, validateTemplate, type CompiledTemplate, type PushOptions, type TemplateSource, type TemplateVariables } from '@herald/core';
 import { isPrismaError, isUniqueViolation, Prisma, type Db, type PushTemplate } from '@herald/db';
 import { importFile, type ImportMode, type Pagination } from './templates.schema';
 
@@ -50,7 +50,7 @@ function assertRenderable(title: string, body: string, where: { prefix: string; 
  * rendered (too much work, too much text, a value that is no text), are the caller's 400 — the same
  * answer at preview and at send, so that nothing is queued that the worker cannot render.
  */
-export function renderWithin(source: TemplateSource, variables: TemplateVariables) {
+export function renderWithin(source: TemplateSource, variables: TemplateVariables, options: { maxText?: number } = {}) {
   let template: CompiledTemplate;
   try {
     template = compileTemplate(source);
@@ -59,9 +59,9 @@ export function renderWithin(source: TemplateSource, variables: TemplateVariable
     throw AppError.badRequest(`The template cannot be rendered: ${err.reason}`, [{ path: err.field, message: err.reason }]);
   }
   try {
-    return { template, rendered: template.render(variables) };
+    return { template, rendered: template.render(variables, options) };
   } catch (err) {
-    if (!(err instanceof TemplateRenderError)) throw err;
+    if (!(err instanceof TemplateRenderError) || err instanceof RenderTooLongError) throw err;
     throw AppError.badRequest(err.message, [{ path: 'variables', message: err.reason }]);
   }
 }

@@ -20,7 +20,7 @@ import { WebhooksService } from './webhooks.service';
  * (a team_member gets 403, anyone else 404). Nothing here calls a receiver: the worker delivers.
  */
 export function webhookRoutes(c: ApiContainer): RouteDefinition[] {
-  const webhooks = new WebhooksService(c.db, c.config.encryption, c.config.webhookAddresses, c.webhookEvents);
+  const webhooks = new WebhooksService(c.db, c.config.encryption, c.config.webhookAddresses, c.webhookEvents, c.config.webhookEndpointsPerProject);
   const tags = ['Webhooks'];
   const admin = { from: 'params', need: 'project_admin' } as const;
   // Endpoints are not part of what the project cache holds.
@@ -75,8 +75,12 @@ export function webhookRoutes(c: ApiContainer): RouteDefinition[] {
         params: webhookParams,
         status: 202,
         response: testEventResponse,
+        limits: ['webhook-test'],
       },
-      async ({ project, params }) => reply(202, await webhooks.sendTest(project.id, params.webhookId)),
+      async ({ project, params, limit }) => {
+        await limit('webhook-test', project.id);
+        return reply(202, await webhooks.sendTest(project.id, params.webhookId));
+      },
     ),
     defineRoute(
       {

@@ -14,6 +14,7 @@ import { isPrismaError, type Db, type WebhookEndpoint, type WebhookEvents } from
 import { page } from '../../http/pagination';
 
 export const WEBHOOK_NOT_FOUND = 'Webhook not found';
+export const tooManyEndpoints = (max: number) => `The project has ${max} webhook endpoints already, the most it may hold: delete one first`;
 /** How long the secret before a rotation keeps signing requests beside the new one. */
 export const ROTATION_GRACE_MS = 24 * 3600 * 1000;
 
@@ -50,23 +51,30 @@ export class WebhooksService {
     private readonly keys: KeyRing,
     private readonly policy: WebhookAddressPolicy,
     private readonly events: WebhookEvents,
+    /** Endpoints a project may hold (WEBHOOK_ENDPOINTS_PER_PROJECT): each is work the shared workers do. */
+    private readonly maxPerProject: number,
   ) {}
 
   async create(projectId: string, input: Required<Pick<WebhookInput, 'url' | 'events'>> & WebhookInput) {
     this.checkUrl(input.url);
     const id = randomUUID();
     const secret = generateWebhookSecret();
-    const row = await this.db.webhookEndpoint.create({
-      data: {
-        id,
-        projectId,
-        url: input.url,
-        events: input.events,
-        enabled: input.enabled ?? true,
-        description: input.description ?? null,
-        secret: sealSecret(secret, this.keys, webhookSealContext(id)),
-        keyId: this.keys.currentKeyId,
-      },
+    const row = await this.db.$transaction(async (tx) => {
+      // The project's row is locked, so that concurrent creations cannot pass the cap together.
+      await tx.$queryRaw`SELECT 1 FROM "Project" WHERE "id" = ${projectId}::uuid FOR UPDATE`;
+      if ((await tx.webhookEndpoint.count({ where: { projectId } })) >= this.maxPerProject) throw AppError.conflict(tooManyEndpoints(this.maxPerProject));
+      return tx.webhookEndpoint.create({
+        data: {
+          id,
+          projectId,
+          url: input.url,
+          events: input.events,
+          enabled: input.enabled ?? true,
+          description: input.description ?? null,
+          secret: sealSecret(secret, this.keys, webhookSealContext(id)),
+          keyId: this.keys.currentKeyId,
+        },
+      });
     });
     return { ...toWebhook(row), secret };
   }
