@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { plannerSettings, type DbOptions } from '@herald/db';
+import { OVERVIEW_SQL } from '../apps/api/src/modules/overview/overview.sql';
 import { NOTIFICATION_READ_SQL } from '../apps/api/src/modules/notifications/notifications.sql';
 import { DELIVERY_SQL } from '../apps/worker/src/delivery/repository';
 import { arrayLiteral, WORKER_PLANNER } from '../apps/worker/src/delivery/sql';
 import { LOST_WORK_SQL } from '../apps/worker/src/maintenance/lost-work';
 import { privateDatabase } from './pipeline';
-import { scansOf, type PlannedStatement } from './explain/plans';
+import { relationsOf, scansOf, type PlannedStatement } from './explain/plans';
 
 /**
  * Every statement of the delivery path and of the reads beside it plans through an index, whatever
@@ -110,8 +111,11 @@ async function apiStatements(): Promise<PlannedStatement[]> {
   return [
     { name: 'GET notification', text: NOTIFICATION_READ_SQL.notification, values: [rows[0].id, project] },
     { name: 'GET notification: deliveries', text: NOTIFICATION_READ_SQL.deliveries, values: [rows[0].id] },
+    ...overviewStatements(),
   ];
 }
+
+const overviewStatements = (): PlannedStatement[] => Object.entries(OVERVIEW_SQL).map(([name, text]) => ({ name: `overview: ${name}`, text, values: [project] }));
 
 /** This connection plans as a pool created with `options` does. */
 async function settings(options: DbOptions) {
@@ -145,6 +149,19 @@ it('and once the tables are analysed', async () => {
   const found = await scans();
   expect(found).toEqual(none(found));
 }, 60_000);
+
+it('reads the overview from its roll-ups only: its cost does not grow with notifications, deliveries or devices', async () => {
+  await settings({});
+  const read: Record<string, string[]> = {};
+  for (const s of overviewStatements()) read[s.name] = await relationsOf(c, s);
+  expect(read).toEqual({ 'overview: hours': ['ProjectActivity'], 'overview: days': ['ProjectActivity'], 'overview: platforms': ['ProjectDeviceCount'] });
+  // The roll-ups were kept by the bulk's own statements.
+  const { rows } = await c.query<{ n: number; d: number }>(
+    `SELECT (SELECT sum("notifications") FROM "ProjectActivity" WHERE "projectId" = $1)::int AS n, (SELECT sum("count") FROM "ProjectDeviceCount" WHERE "projectId" = $1)::int AS d`,
+    [project],
+  );
+  expect(rows[0]).toEqual({ n: NOTIFICATIONS, d: USERS * 2 });
+});
 
 it('catches a statement rewritten to scan', async () => {
   const scanning: PlannedStatement[] = [

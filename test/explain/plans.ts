@@ -24,6 +24,20 @@ export function seqScans(plan: PlanNode, tables: readonly string[] = BIG_TABLES)
 
 /** Plans `s` as its caller runs it (bound parameters: a custom plan) and answers the big tables it scans. */
 export async function scansOf(client: Client, s: PlannedStatement): Promise<string[]> {
+  return seqScans(await planOf(client, s));
+}
+
+async function planOf(client: Client, s: PlannedStatement): Promise<PlanNode> {
   const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${s.text}`, s.values);
-  return seqScans(rows[0]['QUERY PLAN'][0].Plan);
+  return rows[0]['QUERY PLAN'][0].Plan;
+}
+
+/** Every table a plan reads (EXPLAIN's JSON), scanned however. */
+export function relations(plan: PlanNode): string[] {
+  return [...(plan['Relation Name'] ? [plan['Relation Name']] : []), ...(plan.Plans ?? []).flatMap(relations)];
+}
+
+/** The tables `s` reads, as planned. */
+export async function relationsOf(client: Client, s: PlannedStatement): Promise<string[]> {
+  return [...new Set(relations(await planOf(client, s)))].sort();
 }
