@@ -6,6 +6,7 @@ import { NOTIFICATION_READ_SQL } from '../apps/api/src/modules/notifications/not
 import { DELIVERY_SQL } from '../apps/worker/src/delivery/repository';
 import { arrayLiteral, WORKER_PLANNER } from '../apps/worker/src/delivery/sql';
 import { LOST_WORK_SQL } from '../apps/worker/src/maintenance/lost-work';
+import { RETENTION_SQL } from '../apps/worker/src/maintenance/retention';
 import { privateDatabase } from './pipeline';
 import { relationsOf, scansOf, type PlannedStatement } from './explain/plans';
 
@@ -102,6 +103,9 @@ async function workerStatements(): Promise<PlannedStatement[]> {
     { name: 'overdue', text: LOST_WORK_SQL.overdue, values: [500] },
     { name: 'countRequeues', text: LOST_WORK_SQL.countRequeues, values: [inFlight] },
     { name: 'abandon', text: LOST_WORK_SQL.abandon, values: [inFlight, 'given up'] },
+    // Retention runs on the worker's pool, beside delivery: its deletes find rows by key too.
+    { name: 'retention: notifications', text: RETENTION_SQL.notifications, values: [new Date(), 1000, 5000] },
+    { name: 'retention: webhook events', text: RETENTION_SQL.webhookEvents, values: [new Date(), 2000] },
   ];
 }
 

@@ -14,7 +14,7 @@ import { SendRateLimiter } from './delivery/rate-limiter';
 import { DeliveryRepository } from './delivery/repository';
 import { WORKER_PLANNER } from './delivery/sql';
 import { LostWorkQueries } from './maintenance/lost-work';
-import { Retention } from './maintenance/retention';
+import { Retention, type Purged } from './maintenance/retention';
 import { Sweeper } from './maintenance/sweeper';
 import { WebhookSweeper } from './maintenance/webhook-sweeper';
 import { warmUpDelivery, type WarmUpResult } from './tuning/warm-up';
@@ -70,6 +70,8 @@ export interface WorkerOverrides {
   logger?: Logger;
   observe?: DeliveryObserver;
   observeWebhooks?: WebhookObserver;
+  /** Hears the rows each retention purge deleted. */
+  observeRetention?: (purged: Purged) => void;
   mailer?: Mailer;
 }
 
@@ -145,7 +147,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
   const maintenance = {
     sweeper: new Sweeper({ queries: new LostWorkQueries(sqlPool(db)), queue, logger, observe }),
     webhookSweeper: new WebhookSweeper({ db, queue: webhookQueue, events: webhookEvents, logger }),
-    retention: new Retention({ pool: sqlPool(db), queue, days: config.retentionDays, logger }),
+    retention: new Retention({ pool: sqlPool(db), queue, days: config.retentionDays, logger, observe: overrides.observeRetention }),
   };
   return {
     config,
