@@ -24,7 +24,9 @@
  * notifications of the last 29 days, half of them bulk sends of 1,000 devices and half one-user
  * sends, with their Delivery rows filled as the worker leaves them — and analyses them, as a
  * production database is; the run then measures on top of it, and times the project's overview.
- * 2,000,000 is the size docs/benchmarks.md reports.
+ * 2,000,000 is the size docs/benchmarks.md reports. With `--history-fresh` the history is not analysed
+ * and no mode analyses before measuring (statistics as a bulk just written leaves them; autovacuum
+ * may analyse during the run).
  *
  * Every mode prints the worker's CPU per delivery (µs), its PostgreSQL statements per notification
  * and per delivery (counted in the worker process), and its RSS at start, peak and end.
@@ -80,6 +82,8 @@ const { values: args } = parseArgs({
     database: { type: 'string', default: 'herald_bench' },
     /** Deliveries of history written before the run (final notifications of the last 29 days). */
     history: { type: 'string', default: '0' },
+    /** Leave the history as a bulk just written leaves it: not analysed (autovacuum may catch up during the run). */
+    'history-fresh': { type: 'boolean', default: false },
   },
 });
 const MODE = args.mode;
@@ -271,7 +275,7 @@ async function bulk(s: Stack): Promise<Measured> {
      FROM generate_series(1, $2::int) b, generate_series(1, $3::int) u, generate_series(0, $4::int - 1) d`,
     [s.tenant.projectId, bulks, USERS_PER_BULK, DEVICES_PER_USER],
   );
-  await s.db.query('VACUUM ANALYZE');
+  await settle(s.db);
   const worker = await s.startWorker();
   await sleep(1000); // its statements at start are not the deliveries'
   console.log(`Herald delivery benchmark (bulk): ${bulks} bulk sends × ${USERS_PER_BULK} users × ${DEVICES_PER_USER} devices = ${fmt(total)} deliveries`);
@@ -351,7 +355,7 @@ async function oneUser(s: Stack): Promise<Measured> {
   };
   await Promise.all(Array.from({ length: Number(args.clients) }, sendLoop));
   console.log(`accepted ${fmt(n)} sends in ${((Date.now() - acceptStarted) / 1000).toFixed(2)} s (${fmt(n / ((Date.now() - acceptStarted) / 1000))}/s)`);
-  await s.db.query('VACUUM ANALYZE');
+  await settle(s.db);
 
   const started = Date.now();
   const worker = await s.startWorker();
@@ -402,7 +406,7 @@ async function latency(s: Stack): Promise<Measured> {
      FROM generate_series(1, $2::int) u`,
     [s.tenant.projectId, n],
   );
-  await s.db.query('VACUUM ANALYZE');
+  await settle(s.db);
   const worker = await s.startWorker();
   await sleep(1000);
   console.log(`Herald delivery benchmark (latency): ${fmt(n - warm)} one-user sends paced at ${rate}/s for ${args.seconds} s${warm ? `, after ${fmt(warm)} warm-up sends at the same rate (not counted)` : ''}`);
@@ -530,6 +534,11 @@ async function waitForFinal(db: Client, count: number) {
   }
 }
 
+/** VACUUM ANALYZE before measuring, unless --history-fresh asks for the statistics a bulk just written leaves. */
+async function settle(db: Client) {
+  if (!args['history-fresh']) await db.query('VACUUM ANALYZE');
+}
+
 /** The run's own notifications, not the history's (which is a day old at least). */
 const RECENT = (n: string) => `${n}."createdAt" > now() - interval '12 hours'`;
 
@@ -566,9 +575,9 @@ async function buildHistory(db: Client, projectId: string, templateId: string) {
     );
   }
   historyNotifications = total;
-  await db.query('VACUUM ANALYZE');
+  await settle(db);
   const { rows } = await db.query(`SELECT pg_size_pretty(pg_total_relation_size('"Delivery"')) AS size, (SELECT count(*) FROM "Delivery")::int AS n`);
-  console.log(`history: ${fmt(rows[0].n)} deliveries of ${fmt(total)} notifications over 29 days (Delivery ${rows[0].size} with its indexes), written and analysed in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+  console.log(`history: ${fmt(rows[0].n)} deliveries of ${fmt(total)} notifications over 29 days (Delivery ${rows[0].size} with its indexes), written${args['history-fresh'] ? ' (not analysed)' : ' and analysed'} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 }
 
 /** The project's overview, as the dashboard reads it, over the history: the median and the slowest of 20 reads. */
