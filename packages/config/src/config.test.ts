@@ -107,8 +107,9 @@ describe('loadApiConfig', () => {
     expect(loadWorkerConfig({ ...prod, SMTP_URL: 'SMTP://mail:25' }).mail.smtpUrl).toBe('SMTP://mail:25');
   });
 
-  it('keeps everything unless RETENTION_DAYS says how long, at least the 7 days the overview counts', () => {
-    expect(loadWorkerConfig(prod).retentionDays).toBe(0);
+  it('keeps 30 days unless RETENTION_DAYS says how long (0: everything), at least the 7 days the overview counts', () => {
+    expect(loadWorkerConfig(prod).retentionDays).toBe(30);
+    expect(loadWorkerConfig({ ...prod, RETENTION_DAYS: '0' }).retentionDays).toBe(0);
     expect(loadWorkerConfig({ ...prod, RETENTION_DAYS: '30' }).retentionDays).toBe(30);
     expect(loadWorkerConfig({ ...prod, RETENTION_DAYS: '7' }).retentionDays).toBe(7);
     expect(() => loadWorkerConfig({ ...prod, RETENTION_DAYS: '3' })).toThrow(/RETENTION_DAYS: must be 0 \(keep everything\) or at least 7/);

@@ -29,7 +29,7 @@ const workerSchema = z.object({
    * Days a final notification (with its deliveries) and a webhook event are kept; 0 keeps everything.
    * At least 7: the dashboard's overview counts the last 7 days, and idempotency keys last 24 hours.
    */
-  RETENTION_DAYS: intFrom(0).refine((d) => d === 0 || d >= 7, 'must be 0 (keep everything) or at least 7'),
+  RETENTION_DAYS: intFrom(30).refine((d) => d === 0 || d >= 7, 'must be 0 (keep everything) or at least 7'),
   /** The worker mails a project's admins when it disables a failing webhook endpoint. */
   SMTP_URL: smtpUrl,
   MAIL_FROM: z.string().default('Herald <no-reply@herald.local>'),

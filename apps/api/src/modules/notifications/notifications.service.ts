@@ -6,6 +6,18 @@ import type { ProjectSnapshot } from '../../project-cache/project-cache';
 import { Admissions, draftOf } from './notifications.admission';
 import { precheck, scheduleTime } from './notifications.checks';
 import type { SendInput } from './notifications.schema';
+import { NOTIFICATION_READ_SQL } from './notifications.sql';
+
+/** A settled delivery as a notification's read shows it. */
+interface DeliveryView {
+  userId: string;
+  deviceId: string | null;
+  platform: string | null;
+  status: string;
+  providerConfigId: string | null;
+  providerMessageId: string | null;
+  error: string | null;
+}
 
 export type { Recipient, SendInput } from './notifications.schema';
 
@@ -25,7 +37,9 @@ const accepted = (n: Pick<Notification, 'id' | 'bulk' | 'recipients' | 'sendAt'>
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-const toSummary = (n: Notification) => ({
+type SummaryFields = 'id' | 'status' | 'templateId' | 'createdAt' | 'completedAt' | 'recipients' | 'devices' | 'sent' | 'failed' | 'invalidTokensRemoved' | 'sendAt' | 'dryRun';
+
+const toSummary = (n: Pick<Notification, SummaryFields>) => ({
   id: n.id,
   status: n.status,
   templateId: n.templateId,
@@ -119,18 +133,10 @@ export class NotificationService {
   }
 
   async get(projectId: string, id: string) {
-    const n = await this.db.notification.findFirst({
-      where: { id, projectId },
-      include: {
-        deliveries: {
-          where: { status: { not: 'pending' } },
-          orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-          select: { userId: true, deviceId: true, platform: true, status: true, providerConfigId: true, providerMessageId: true, error: true },
-        },
-      },
-    });
+    const [n] = await this.db.$queryRawUnsafe<Pick<Notification, SummaryFields>[]>(NOTIFICATION_READ_SQL.notification, id, projectId);
     if (!n) throw AppError.notFound(NOTIFICATION_NOT_FOUND);
-    return { ...toSummary(n), deliveries: n.deliveries };
+    const deliveries = await this.db.$queryRawUnsafe<DeliveryView[]>(NOTIFICATION_READ_SQL.deliveries, id);
+    return { ...toSummary(n), deliveries };
   }
 
   async list(projectId: string, p: { page: number; limit: number }) {
