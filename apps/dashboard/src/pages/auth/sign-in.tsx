@@ -6,7 +6,8 @@ import { Button } from '../../components/ui/button';
 import { TextField } from '../../components/ui/fields';
 import { ErrorNotice, Notice } from '../../components/ui/notices';
 import { useSchemaForm } from '../../lib/schema-form';
-import { AuthLayout, nextPath } from './auth-layout';
+import { nextPath } from '../../lib/next-path';
+import { AuthLayout } from './auth-layout';
 
 export async function signIn(email: string, password: string) {
   const tokens = await call(publicApi.POST('/auth/signin', { body: { email, password } }));
