@@ -62,9 +62,10 @@ export class WebhookDispatcher {
 
   /**
    * Makes the attempt, or answers `{ deferMs }` without making it when the endpoint's project has its
-   * share of requests in flight: the job is to come back after that long.
+   * share of requests in flight: the job is to come back after that long (longer the more often it
+   * was put back already: `deferrals`).
    */
-  async attempt(deliveryId: string, attempt: number): Promise<{ deferMs: number } | undefined> {
+  async attempt(deliveryId: string, attempt: number, options: { deferrals?: number } = {}): Promise<{ deferMs: number } | undefined> {
     const { db, logger } = this.deps;
     const d = await db.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { endpoint: true, event: true } });
     // Gone with its endpoint (deleted): nothing more is sent.
@@ -79,7 +80,7 @@ export class WebhookDispatcher {
 
     const { slots } = this.deps;
     const slot = `${deliveryId}:${attempt}`;
-    if (slots && !(await slots.take(d.endpoint.projectId, slot))) return { deferMs: slots.retryDelayMs() };
+    if (slots && !(await slots.take(d.endpoint.projectId, slot))) return { deferMs: slots.retryDelayMs(options.deferrals) };
     const timestamp = new Date();
     const headers = signWebhook(signingSecrets(d.endpoint, this.deps.keys, timestamp), d.event.id, timestamp, d.event.body);
     const result = await postWebhook(d.endpoint.url, d.event.body, headers, { timeoutMs: this.deps.timeoutMs, allowPrivate: this.deps.allowPrivate }).finally(
