@@ -10,7 +10,8 @@ export function webhooksProcessor(dispatcher: WebhookDispatcher, sweeper: Webhoo
       case webhookJob.name: {
         const data = webhookJob.schema.safeParse(job.data);
         if (!data.success) throw new UnrecoverableError(`Malformed ${job.name} job`);
-        const deferred = await dispatcher.attempt(data.data.deliveryId, data.data.attempt);
+        // Each run of the job started it once: the runs before this one were put back (or crashed).
+        const deferred = await dispatcher.attempt(data.data.deliveryId, data.data.attempt, { deferrals: Math.max(0, (job.attemptsStarted ?? 1) - 1) });
         if (!deferred) return;
         // Its project has its share of requests in flight: the same job comes back in a moment (no attempt used).
         await job.moveToDelayed(Date.now() + deferred.deferMs, token);

@@ -23,6 +23,8 @@ redis.call('PEXPIRE', key, tonumber(ARGV[3]))
 return 1
 `;
 
+const MAX_DEFER_MS = 60_000;
+
 /**
  * Webhook requests a project may have in flight at once, over every worker (WEBHOOK_PROJECT_CONCURRENCY).
  * The webhook queue is one FIFO shared by all projects: without this, one project's slow receivers
@@ -53,8 +55,13 @@ export class ProjectSlots {
     await this.redis.zrem(this.key(projectId), attemptId);
   }
 
-  /** How long an attempt that found no slot waits before it tries again: a moment, spread so that waiting attempts do not come back in step. */
-  retryDelayMs(random = Math.random): number {
-    return Math.round(500 + 1000 * random());
+  /**
+   * How long an attempt that found no slot waits before it tries again: a second, doubling with each
+   * time it found none (`deferrals`) up to a minute, ±50 %, so that a project's backlog costs Redis a
+   * few moves per job per minute rather than one per job per second, and waiting attempts do not
+   * come back in step.
+   */
+  retryDelayMs(deferrals = 0, random = Math.random): number {
+    return Math.round(Math.min(MAX_DEFER_MS, 1000 * 2 ** Math.min(deferrals, 10)) * (0.5 + random()));
   }
 }

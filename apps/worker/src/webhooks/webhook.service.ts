@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { openSecret, signWebhook, storableText, webhookJobFor, webhookSealContext, type KeyRing } from '@herald/core';
 import type { Db, WebhookEndpoint } from '@herald/db';
-import { escapeHtml, type Mailer } from '@herald/mail';
+import { escapeHtml, inertText, type Mailer } from '@herald/mail';
 import { postWebhook, type SendOutcome } from './sender';
 import type { ProjectSlots } from './project-slots';
 import { nextRetryDelay, type WebhookRetryPolicy } from './schedule';
@@ -62,9 +62,10 @@ export class WebhookDispatcher {
 
   /**
    * Makes the attempt, or answers `{ deferMs }` without making it when the endpoint's project has its
-   * share of requests in flight: the job is to come back after that long.
+   * share of requests in flight: the job is to come back after that long (longer the more often it
+   * was put back already: `deferrals`).
    */
-  async attempt(deliveryId: string, attempt: number): Promise<{ deferMs: number } | undefined> {
+  async attempt(deliveryId: string, attempt: number, options: { deferrals?: number } = {}): Promise<{ deferMs: number } | undefined> {
     const { db, logger } = this.deps;
     const d = await db.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { endpoint: true, event: true } });
     // Gone with its endpoint (deleted): nothing more is sent.
@@ -79,7 +80,7 @@ export class WebhookDispatcher {
 
     const { slots } = this.deps;
     const slot = `${deliveryId}:${attempt}`;
-    if (slots && !(await slots.take(d.endpoint.projectId, slot))) return { deferMs: slots.retryDelayMs() };
+    if (slots && !(await slots.take(d.endpoint.projectId, slot))) return { deferMs: slots.retryDelayMs(options.deferrals) };
     const timestamp = new Date();
     const headers = signWebhook(signingSecrets(d.endpoint, this.deps.keys, timestamp), d.event.id, timestamp, d.event.body);
     const result = await postWebhook(d.endpoint.url, d.event.body, headers, { timeoutMs: this.deps.timeoutMs, allowPrivate: this.deps.allowPrivate }).finally(
@@ -113,7 +114,7 @@ export class WebhookDispatcher {
       await this.deps.queue.add(next.name, next.data, next.opts);
     }
     // The URL may carry a token in its query: log the endpoint's id, never its URL or headers.
-    if (!succeeded) log.info({ outcome, responseStatus: result.kind === 'response' ? result.status : undefined, retryInMs: delay }, 'webhook attempt failed');
+    if (!succeeded) log.info({ outcome, responseStatus: result.kind === 'response' ? result.status : undefined, code: result.kind === 'response' ? undefined : result.code, retryInMs: delay }, 'webhook attempt failed');
     await this.health(d.endpoint, succeeded, timestamp);
   }
 
@@ -182,9 +183,12 @@ export class WebhookDispatcher {
     });
     if (!project) return;
     const origin = new URL(endpoint.url).origin;
-    const subject = `Herald disabled a webhook endpoint of ${project.name}`;
+    // The project's name is whatever its creator typed: quoted, on one line and defanged, as in the
+    // invite mail, so that it cannot carry a link (in the subject too).
+    const name = inertText(project.name);
+    const subject = `Herald disabled a webhook endpoint of ${name}`;
     const text =
-      `Every delivery to the webhook endpoint ${origin} (id ${endpoint.id}) of the project "${project.name}" has failed ` +
+      `Every delivery to the webhook endpoint ${origin} (id ${endpoint.id}) of the project ${name} has failed ` +
       `since ${failingSince.toISOString()}, so Herald has disabled it. Events are no longer sent to it.\n\n` +
       `Its deliveries and their errors: GET /projects/${endpoint.projectId}/webhooks/${endpoint.id}/deliveries. ` +
       `Once the receiver works again, enable the endpoint with PUT /projects/${endpoint.projectId}/webhooks/${endpoint.id} {"enabled": true}.\n`;

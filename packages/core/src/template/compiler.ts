@@ -18,6 +18,11 @@ export interface CompiledTemplate {
   variables: string[];
   /** `maxText`: characters of title and body together past which the render stops (RenderTooLongError). */
   render(variables?: TemplateVariables, options?: { maxText?: number }): RenderedTemplate;
+  /**
+   * The variables the template can read, of these: those whose top-level name it uses (all of them if
+   * it reads the variables as a whole, e.g. `{{lookup this key}}`). Rendering them gives the same text.
+   */
+  used(variables: TemplateVariables): TemplateVariables;
   /** The variables that resolve to undefined or null in `variables`; they render empty. */
   missing(variables?: TemplateVariables): string[];
 }
@@ -66,7 +71,8 @@ function toData(data: unknown): Record<string, unknown> {
 }
 
 function build(source: TemplateSource): CompiledTemplate {
-  const { variables, paths, programs } = analyse(source.title, source.body);
+  const { variables, paths, programs, readsRoot } = analyse(source.title, source.body);
+  const roots = new Set(paths.map((p) => p[0]));
   const data = toData(source.data);
   const title: FieldRenderer = plainRenderer(programs.title) ?? compileField('title', source.title);
   const body: FieldRenderer = plainRenderer(programs.body) ?? compileField('body', source.body);
@@ -79,6 +85,10 @@ function build(source: TemplateSource): CompiledTemplate {
       } finally {
         endRender(outer);
       }
+    },
+    used(vars) {
+      if (readsRoot) return vars;
+      return Object.fromEntries(Object.entries(vars).filter(([name]) => roots.has(name)));
     },
     missing(vars = {}) {
       return variables.filter((_, i) => lookup(vars, paths[i]) == null);

@@ -30,18 +30,23 @@ export interface Draft {
 /** A scheduled send due beyond SCHEDULE_AHEAD_MS: written without a job, which the worker's sweeper queues nearer the time. */
 const queuedLater = (d: Draft, now: number) => d.sendAt !== undefined && d.sendAt.getTime() - now > SCHEDULE_AHEAD_MS;
 
-/** The notification a checked send becomes. */
-export function draftOf(projectId: string, input: SendInput, sendAt: Date | undefined, idempotencyKey: string | undefined): Draft {
+type Variables = Record<string, unknown>;
+
+/**
+ * The notification a checked send becomes. `used` keeps the variables the template can read: a
+ * variable it never uses is not stored (it would be kept, unread, as long as the notification).
+ */
+export function draftOf(projectId: string, input: SendInput, sendAt: Date | undefined, idempotencyKey: string | undefined, used: (vars: Variables) => Variables = (v) => v): Draft {
   const recipients = input.personalised ? input.recipients : [...new Map(input.recipients.map((r) => [r.userId, r])).values()];
   const recipientVariables = input.personalised
-    ? Object.fromEntries(recipients.filter((r) => r.variables && Object.keys(r.variables).length).map((r) => [r.userId, r.variables!]))
+    ? Object.fromEntries(recipients.map((r) => [r.userId, used(r.variables ?? {})] as const).filter(([, v]) => Object.keys(v).length))
     : undefined;
   return {
     id: randomUUID(),
     projectId,
     templateId: input.templateId,
     userIds: recipients.map((r) => r.userId),
-    variables: input.variables ?? {},
+    variables: used(input.variables ?? {}),
     recipientVariables: recipientVariables && Object.keys(recipientVariables).length ? recipientVariables : undefined,
     data: input.data,
     imageUrl: input.imageUrl,

@@ -1,4 +1,4 @@
-import { AppError, mergePushOptions, pushUnavailableReason, readPushOptions, RenderTooLongError, stringifyData, type RenderedTemplate } from '@herald/core';
+import { AppError, mergePushOptions, pushUnavailableReason, readPushOptions, RenderTooLongError, stringifyData, type CompiledTemplate, type RenderedTemplate } from '@herald/core';
 import type { TemplateRow } from '@herald/project-state';
 import { fcmPayloadBytes, FCM_MAX_PAYLOAD_BYTES, toFcmMessage } from '@herald/providers';
 import type { ProjectSnapshot } from '../../project-cache/project-cache';
@@ -53,8 +53,11 @@ function renderFor(template: TemplateRow, variables: Record<string, unknown>, at
 /** Up to this many recipients are named in the message of a 400 (`details` lists every one). */
 const NAMED_IN_MESSAGE = 10;
 
-/** The checks before queuing (docs/api.md#sending): each a clear 4xx, and nothing queued. Read from the project's snapshot. */
-export async function precheck(state: ProjectSnapshot, input: SendInput): Promise<void> {
+/**
+ * The checks before queuing (docs/api.md#sending): each a clear 4xx, and nothing queued. Read from the
+ * project's snapshot. Answers the compiled template, whose `used` keeps the variables worth storing.
+ */
+export async function precheck(state: ProjectSnapshot, input: SendInput): Promise<CompiledTemplate> {
   const [template, { pushEnabled, hasEnabledProvider }] = await Promise.all([state.template(input.templateId), state.sendReadiness()]);
   if (!template) throw AppError.notFound(TEMPLATE_NOT_FOUND);
   const unavailable = pushUnavailableReason({ configEnabled: pushEnabled, hasProvider: hasEnabledProvider });
@@ -73,7 +76,7 @@ export async function precheck(state: ProjectSnapshot, input: SendInput): Promis
       );
     }
     size(rendered);
-    return;
+    return compiled;
   }
   const { template: compiled } = renderWithin(template, shared);
   const merged = input.recipients.map((r) => ({ ...shared, ...r.variables }));
@@ -95,6 +98,7 @@ export async function precheck(state: ProjectSnapshot, input: SendInput): Promis
     rendered.add(key);
     size(renderFor(template, vars, at).rendered, at);
   });
+  return compiled;
 }
 
 /**

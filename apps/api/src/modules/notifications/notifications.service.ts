@@ -81,9 +81,9 @@ export class NotificationService {
       if (replay) return replay;
     }
     const sendAt = scheduleTime(input.sendAt);
-    await precheck(state, input);
+    const template = await precheck(state, input);
     if (sendAt) await this.checkScheduledRoom(projectId);
-    const draft = draftOf(projectId, input, sendAt, idempotencyKey);
+    const draft = draftOf(projectId, input, sendAt, idempotencyKey, (vars) => template.used(vars));
     if ((await this.admissions.admit(draft)) === 'duplicate') {
       // The same key raced us: the first request wins and this one answers like it.
       const replay = await this.replay(projectId, idempotencyKey!);
