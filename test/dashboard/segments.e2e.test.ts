@@ -134,6 +134,7 @@ describe('segments page in a real browser', () => {
     await dialog.getByRole('button', { name: 'JSON' }).click();
     const json = dialog.getByLabel('Filter (JSON)');
     expect(JSON.parse(await json.inputValue())).toEqual({ or: both.and });
+    await check(page, 'segments-04-edit-json');
     const three = { or: [...both.and, { field: 'lastSeenAt', op: 'gte', value: { within: '30d' } }] };
     await json.fill(JSON.stringify(three));
     const all = await apiCount(three);
@@ -154,6 +155,17 @@ describe('segments page in a real browser', () => {
     await page.getByRole('row', { name: /Pro or recent/ }).getByText('lastSeenAt ≥ 30d ago').waitFor();
     const edited = await h.get(`/projects/${projectId}/segments`, { token: admin.accessToken });
     expect(edited.body).toMatchObject([{ name: 'Pro or recent', filter: three }]);
+
+    // A second segment may not take its name: the API's 409 is shown in the dialog.
+    await page.getByRole('button', { name: 'New segment' }).click();
+    await dialog.getByLabel('Name').fill('Pro or recent');
+    await dialog.getByRole('group', { name: 'Condition 1' }).getByLabel('Value', { exact: true }).selectOption('web');
+    await dialog.getByRole('button', { name: 'Create segment' }).click();
+    const conflict = await h.post(`/projects/${projectId}/segments`, { token: admin.accessToken, body: { name: 'Pro or recent', filter: { field: 'platform', op: 'eq', value: 'web' } } });
+    expect(conflict.status).toBe(409);
+    await dialog.getByRole('alert').getByText(conflict.body.message).waitFor();
+    await check(page, 'segments-05-name-taken');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
 
     // Deleted.
     await page.getByRole('button', { name: 'Delete segment Pro or recent' }).click();
@@ -183,7 +195,7 @@ describe('segments page in a real browser', () => {
     const android = await apiCount({ field: 'platform', op: 'eq', value: 'android' });
     await showsCount(page, android);
     expect(await dialog.getByRole('group', { name: 'Condition 1' }).getByLabel('Value', { exact: true }).isDisabled()).toBe(true);
-    await check(page, 'segments-04-member-view');
+    await check(page, 'segments-06-member-view');
     await dialog.getByRole('button', { name: 'Close' }).click();
     await context.close();
   });

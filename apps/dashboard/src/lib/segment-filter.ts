@@ -91,7 +91,8 @@ export const needsValue = (row: FilterRow) => row.op !== 'exists' && row.op !== 
 
 function scalarOf(row: FilterRow, text: string): FilterScalar | FilterValue {
   if (row.kind === 'relative') return { within: text.replace(/\s+/g, '') };
-  if (row.kind === 'number') return text === '' ? text : Number(text);
+  // Not a number: kept as typed, so that the JSON view shows what was typed (rowErrors names it).
+  if (row.kind === 'number') return text !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
   if (row.kind === 'boolean') return text === 'true' ? true : text === 'false' ? false : text;
   return text;
 }
