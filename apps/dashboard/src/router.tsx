@@ -11,6 +11,7 @@ import { OverviewPage } from './pages/overview';
 import { ProjectsPage } from './pages/projects';
 import { ProvidersPage } from './pages/providers';
 import { DevicesPage } from './pages/devices';
+import { SegmentsPage } from './pages/segments';
 import { SendPage } from './pages/send';
 import { TeamPage } from './pages/team';
 import { TemplateEditorPage, TemplatesPage } from './pages/templates';
@@ -42,6 +43,7 @@ export const router = createBrowserRouter([
               { path: 'templates/new', element: <TemplateEditorPage /> },
               { path: 'templates/:templateId', element: <TemplateEditorPage /> },
               { path: 'devices', element: <DevicesPage /> },
+              { path: 'segments', element: <SegmentsPage /> },
               { path: 'providers', element: <ProvidersPage /> },
               { path: 'keys', element: <ApiKeysPage /> },
               { path: 'team', element: <TeamPage /> },

@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { FINAL_STATUSES, type components } from '@herald/client';
-import type { createInviteBody, createKeyBody, createProjectBody, createTemplateBody, sendBody, updateTemplateBody } from '@herald/schemas';
+import { FINAL_STATUSES, type components, type paths } from '@herald/client';
+import type { Audience, createInviteBody, createKeyBody, createProjectBody, createSegmentBody, createTemplateBody, sendBody, updateSegmentBody, updateTemplateBody } from '@herald/schemas';
 import type { z } from 'zod';
 import { api, call, session } from './client';
 import { queryKeys } from './query-keys';
@@ -137,4 +137,30 @@ export const useNotification = (projectId: string, notificationId: string | unde
     enabled: !!notificationId,
     // Followed until it is final.
     refetchInterval: (q) => (isFinal(q.state.data?.status) ? false : 1000),
+  });
+
+// Segments and audience counts
+export type Segment = paths['/projects/{projectId}/segments/{segmentId}']['get']['responses'][200]['content']['application/json'];
+export type AudienceCount = paths['/push/audience/count']['post']['responses'][200]['content']['application/json'];
+export const useSegments = (projectId: string) =>
+  useQuery({ queryKey: queryKeys.segments(projectId), queryFn: () => call(api.GET('/projects/{projectId}/segments', { params: { path: { projectId } } })) });
+/** A segment's writes change its list and what counts by segment answer. */
+const segmentWrites = (projectId: string) => [queryKeys.segments(projectId), queryKeys.audienceCounts(projectId)];
+export const useCreateSegment = (projectId: string) =>
+  useWrite((body: z.output<typeof createSegmentBody>) => call(api.POST('/projects/{projectId}/segments', { params: { path: { projectId } }, body })), segmentWrites(projectId));
+export const useUpdateSegment = (projectId: string) =>
+  useWrite(
+    ({ segmentId, body }: { segmentId: string; body: z.output<typeof updateSegmentBody> }) => call(api.PATCH('/projects/{projectId}/segments/{segmentId}', { params: { path: { projectId, segmentId } }, body })),
+    segmentWrites(projectId),
+  );
+export const useDeleteSegment = (projectId: string) =>
+  useWrite((segmentId: string) => call(api.DELETE('/projects/{projectId}/segments/{segmentId}', { params: { path: { projectId, segmentId } } })), segmentWrites(projectId));
+/** How many devices and users an audience holds now; nothing is asked while `audience` is undefined. */
+export const useAudienceCount = (projectId: string, audience: Audience | undefined) =>
+  useQuery({
+    queryKey: queryKeys.audienceCount(projectId, audience),
+    queryFn: () => call(api.POST('/push/audience/count', { params: { query: { projectId } }, body: audience! })),
+    enabled: !!audience,
+    placeholderData: keepPreviousData,
+    retry: false,
   });

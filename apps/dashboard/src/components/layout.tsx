@@ -93,6 +93,7 @@ const NAV = [
   ['notifications', 'Notifications'],
   ['templates', 'Templates'],
   ['devices', 'Devices'],
+  ['segments', 'Segments'],
   ['providers', 'Push providers'],
   ['keys', 'API keys'],
   ['team', 'Team'],
