@@ -157,6 +157,8 @@ describe('dashboard in a real browser', () => {
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByRole('button', { name: 'Create API key' }).first().click();
     await page.getByLabel('Key name').fill('production backend');
+    // Everything but sending: this backend registers devices only.
+    await page.getByRole('checkbox', { name: 'send', exact: true }).uncheck();
     await page.getByRole('button', { name: 'Create key' }).click();
     const secret = page.getByTestId('once-secret');
     const key = (await secret.textContent())!;
@@ -182,6 +184,9 @@ describe('dashboard in a real browser', () => {
     const deviceToken = unique('tok');
     const reg = await httpRequest(p.h.url, 'POST', '/push/register-device', { apiKey: key, body: { userId: 'user-42', deviceToken, provider: 'fcm', platform: 'android' } });
     expect(reg.status).toBe(201);
+    const send = await httpRequest(p.h.url, 'POST', '/push/send', { apiKey: key, body: { userId: 'user-42', title: 'Hi', body: 'There' } });
+    expect(send.status).toBe(403);
+    expect(send.body.message).toBe('This API key lacks the send scope');
     await page.getByRole('link', { name: 'Devices' }).click();
     await page.getByLabel('User id').fill('user-42');
     await page.getByRole('button', { name: 'Look up devices' }).click();

@@ -2,6 +2,7 @@ import type { IRouter, Request, Response } from 'express';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { z } from 'zod';
 import { AppError } from '@herald/core';
+import type { ApiKeyScope } from '@herald/schemas';
 import type { AccessDenial, ProjectAccess, ProjectGate, ProjectNeed } from './access';
 import { checkInput } from './input-guard';
 import { credentialOf, type AuthMode, type Authenticator, type Caller } from './caller';
@@ -73,6 +74,12 @@ export interface RouteSpec<A extends AuthMode, P, Q, B, H, PS extends ProjectSpe
   summary: string;
   tags?: string[];
   auth: A;
+  /**
+   * What an API key must be allowed to do to call the route (docs/api.md#api-key-scopes); `any`: every
+   * key may. Required of every route an API key can call (`key`, `keyOrJwt`): a key calling a route
+   * without one is refused, and a test walks the routes for it.
+   */
+  scope?: A extends 'key' | 'keyOrJwt' ? ApiKeyScope | 'any' : never;
   params?: P;
   query?: Q;
   body?: B;
@@ -266,6 +273,16 @@ function sendJson(req: Request, res: Response, status: number, body: unknown) {
   res.end(json);
 }
 
+/** The 403 of an API key calling a route outside its scopes; it names the scope the key lacks. */
+export const lacksScope = (scope: string) => new AppError(403, `This API key lacks the ${scope} scope`, [{ path: 'scope', message: `Missing scope: ${scope}` }]);
+
+/** Refuses an API key without the route's scope (and on a key route that names none). */
+function checkScope(caller: Caller | undefined, scope: ApiKeyScope | 'any' | undefined) {
+  if (caller?.type !== 'apiKey' || scope === 'any') return;
+  if (!scope) throw AppError.forbidden('This route takes no API key');
+  if (!caller.scopes.includes(scope)) throw lacksScope(scope);
+}
+
 export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime: RouteRuntime) {
   for (const { spec, handler } of routes) {
     const invalidates = spec.method !== 'get' && !spec.keepsProjectCache;
@@ -275,6 +292,7 @@ export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime:
     /** Runs the route up to its answer; `touched` collects the projects it was allowed to act on. */
     const run = async (req: Request, res: Response, touched: Set<string>): Promise<unknown> => {
       const caller = await authenticateAndLimit(runtime.authenticator, spec.auth, rateLimit, req, res);
+      checkScope(caller, spec.scope);
       const access = async (projectId: string, need?: ProjectNeed, denial?: AccessDenial) => {
         if (!caller) throw AppError.unauthorized('Authentication required');
         const granted = await runtime.gate.check(caller, projectId, need, denial);

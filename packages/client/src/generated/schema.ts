@@ -576,7 +576,7 @@ export interface paths {
         delete: operations["deleteProjectsByProjectIdApiKeysByKeyId"];
         options?: never;
         head?: never;
-        /** Rename, disable or enable an API key */
+        /** Rename, disable or enable an API key, or change its scopes or expiry */
         patch: operations["patchProjectsByProjectIdApiKeysByKeyId"];
         trace?: never;
     };
@@ -1477,6 +1477,8 @@ export interface components {
             name: string;
             prefix: string;
             enabled: boolean;
+            scopes: ("devices:write" | "devices:read" | "send" | "notifications:read" | "templates:read" | "templates:write" | "events:write")[];
+            expiresAt: string | null;
             /** Format: date-time */
             createdAt: string;
             lastUsedAt: string | null;
@@ -1508,6 +1510,8 @@ export interface components {
             name: string;
             prefix: string;
             enabled: boolean;
+            scopes: ("devices:write" | "devices:read" | "send" | "notifications:read" | "templates:read" | "templates:write" | "events:write")[];
+            expiresAt: string | null;
             /** Format: date-time */
             createdAt: string;
             key: string;
@@ -3812,6 +3816,9 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
+                    scopes?: ("devices:write" | "devices:read" | "send" | "notifications:read" | "templates:read" | "templates:write" | "events:write")[];
+                    /** Format: date-time */
+                    expiresAt?: string;
                 };
             };
         };
@@ -3886,6 +3893,8 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     enabled?: boolean;
+                    scopes?: ("devices:write" | "devices:read" | "send" | "notifications:read" | "templates:read" | "templates:write" | "events:write")[];
+                    expiresAt?: string | null;
                 };
             };
         };

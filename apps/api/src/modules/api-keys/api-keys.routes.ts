@@ -23,7 +23,7 @@ export function apiKeyRoutes(c: ApiContainer): RouteDefinition[] {
         status: 201,
         response: createdKeyResponse,
       },
-      ({ project, body }) => keys.create(project.id, body.name),
+      ({ project, body }) => keys.create(project.id, body),
     ),
     defineRoute(
       {
@@ -42,7 +42,7 @@ export function apiKeyRoutes(c: ApiContainer): RouteDefinition[] {
       {
         method: 'patch',
         path: '/projects/:projectId/api-keys/:keyId',
-        summary: 'Rename, disable or enable an API key',
+        summary: 'Rename, disable or enable an API key, or change its scopes or expiry',
         tags,
         auth: 'jwt',
         params: keyParams,

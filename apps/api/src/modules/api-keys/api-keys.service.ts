@@ -1,16 +1,35 @@
 import { AppError, generateApiKey, hashSecret } from '@herald/core';
 import { isPrismaError, type ApiKey, type Db } from '@herald/db';
+import type { ApiKeyScope } from '@herald/schemas';
 
 export const KEY_NOT_FOUND = 'API key not found';
 
-const toKeyResponse = (k: Pick<ApiKey, 'id' | 'name' | 'prefix' | 'enabled' | 'createdAt' | 'lastUsedAt'>) => ({
+type KeyFields = Pick<ApiKey, 'id' | 'name' | 'prefix' | 'enabled' | 'scopes' | 'expiresAt' | 'createdAt' | 'lastUsedAt'>;
+
+const toCreatedFields = (k: Omit<KeyFields, 'lastUsedAt'>) => ({
   id: k.id,
   name: k.name,
   prefix: k.prefix,
   enabled: k.enabled,
+  scopes: k.scopes as ApiKeyScope[],
+  expiresAt: k.expiresAt?.toISOString() ?? null,
   createdAt: k.createdAt.toISOString(),
-  lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
 });
+
+const toKeyResponse = (k: KeyFields) => ({ ...toCreatedFields(k), lastUsedAt: k.lastUsedAt?.toISOString() ?? null });
+
+export interface KeySettings {
+  name: string;
+  scopes?: ApiKeyScope[];
+  expiresAt?: string;
+}
+
+export interface KeyChanges {
+  name?: string;
+  enabled?: boolean;
+  scopes?: ApiKeyScope[];
+  expiresAt?: string | null;
+}
 
 export const tooManyKeys = (max: number) => `A project may hold at most ${max} API keys: delete one first`;
 
@@ -29,15 +48,15 @@ export class ApiKeysService {
     private readonly maxPerProject: number,
   ) {}
 
-  async create(projectId: string, name: string) {
+  async create(projectId: string, { name, scopes, expiresAt }: KeySettings) {
     const { key, prefix } = generateApiKey();
     const row = await this.db.$transaction(async (tx) => {
       // The project's row is locked, so that concurrent creations cannot pass the cap together.
       await tx.$queryRaw`SELECT 1 FROM "Project" WHERE "id" = ${projectId}::uuid FOR UPDATE`;
       if ((await tx.apiKey.count({ where: { projectId } })) >= this.maxPerProject) throw AppError.conflict(tooManyKeys(this.maxPerProject));
-      return tx.apiKey.create({ data: { projectId, name, prefix, keyHash: hashSecret(key) } });
+      return tx.apiKey.create({ data: { projectId, name, prefix, keyHash: hashSecret(key), scopes, expiresAt: expiresAt && new Date(expiresAt) } });
     });
-    return { id: row.id, name: row.name, key, prefix: row.prefix, enabled: row.enabled, createdAt: row.createdAt.toISOString() };
+    return { ...toCreatedFields(row), key };
   }
 
   async list(projectId: string) {
@@ -45,9 +64,10 @@ export class ApiKeysService {
     return keys.map(toKeyResponse);
   }
 
-  async update(projectId: string, keyId: string, changes: { name?: string; enabled?: boolean }) {
+  async update(projectId: string, keyId: string, { expiresAt, ...changes }: KeyChanges) {
     try {
-      const row = await this.db.apiKey.update({ where: { id: keyId, projectId }, data: changes });
+      const data = { ...changes, ...(expiresAt !== undefined && { expiresAt: expiresAt && new Date(expiresAt) }) };
+      const row = await this.db.apiKey.update({ where: { id: keyId, projectId }, data });
       return toKeyResponse(row);
     } catch (err) {
       if (isMissingRow(err)) throw AppError.notFound(KEY_NOT_FOUND);

@@ -39,6 +39,7 @@ export function audienceRoutes(c: ApiContainer): RouteDefinition[] {
         path: '/push/audience/count',
         summary: 'How many devices and users an audience (a segment, a filter, or all) holds now, per platform',
         auth: 'keyOrJwt',
+        scope: 'devices:read',
         query: projectQuery,
         body: audience,
         project: { from: 'query' },

@@ -30,6 +30,7 @@ export function projectRoutes(c: ApiContainer): RouteDefinition[] {
         summary: 'One project (a member, or an API key of the project)',
         tags,
         auth: 'keyOrJwt',
+        scope: 'any',
         params: projectParams,
         project: { from: 'params' },
         response: projectResponse,
