@@ -11,7 +11,7 @@ export type Caller =
   /** `sessionId`: the refresh-token family the access token was issued with (absent in older tokens). */
   | { type: 'user'; userId: string; email: string; role: Role; sessionId?: string }
   /** An API key acts as its project; the project comes with the key's lookup. */
-  | { type: 'apiKey'; keyId: string; projectId: string; project: { id: string; name: string; ownerId: string }; scopes: readonly ApiKeyScope[] };
+  | { type: 'apiKey'; keyId: string; projectId: string; project: { id: string; name: string; ownerId: string }; keyName: string; scopes: readonly ApiKeyScope[] };
 
 export type AuthMode = 'none' | 'jwt' | 'key' | 'keyOrJwt' | 'optionalJwt';
 
@@ -147,6 +147,7 @@ export class Authenticator {
       keyId: key.id,
       projectId: key.projectId,
       project: { id: key.projectId, name: key.name, ownerId: key.ownerId },
+      keyName: key.keyName,
       scopes: key.scopes as ApiKeyScope[],
     };
   }

@@ -3,6 +3,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import { z } from 'zod';
 import { AppError } from '@herald/core';
 import type { ApiKeyScope } from '@herald/schemas';
+import type { AuditActor, AuditSource } from '@herald/db';
 import type { AccessDenial, ProjectAccess, ProjectGate, ProjectNeed } from './access';
 import { checkInput } from './input-guard';
 import { credentialOf, type AuthMode, type Authenticator, type Caller } from './caller';
@@ -99,6 +100,8 @@ export interface RouteSpec<A extends AuthMode, P, Q, B, H, PS extends ProjectSpe
   limits?: readonly L[];
   /** Response schema, for the API document. */
   response?: AnySchema;
+  /** The media type of the answer, for the API document, when it is no JSON (a handler `reply()`s the text). */
+  responseType?: string;
   /**
    * A write that changes nothing the project cache holds (API keys, templates, push config,
    * providers), e.g. a send. Every other POST/PUT/PATCH/DELETE invalidates the cached state of the
@@ -133,6 +136,11 @@ export interface RouteContext<A extends AuthMode, P, Q, B, H, PS extends Project
   limit: CountLimit<L>;
   /** The client's address as per-IP limits count it (behind a proxy, see `TRUST_PROXY`). */
   readonly clientIp: string;
+  /**
+   * Who is making this request and from where, for the audit entry of a change: the service writes it
+   * with `writeAudit(tx, audit, …)` in the change's own transaction (docs/architecture.md#audit-log).
+   */
+  readonly audit: AuditSource;
 }
 
 export class Reply {
@@ -283,6 +291,16 @@ function checkScope(caller: Caller | undefined, scope: ApiKeyScope | 'any' | und
   if (!caller.scopes.includes(scope)) throw lacksScope(scope);
 }
 
+const actorOf = (caller: Caller | undefined): AuditActor =>
+  caller?.type === 'user' ? { type: 'user', id: caller.userId, email: caller.email } : caller?.type === 'apiKey' ? { type: 'apiKey', id: caller.keyId, name: caller.keyName } : { type: 'system' };
+
+/** The request's audit source: its caller, client address and user agent (at most 512 characters). */
+const auditSource = (caller: Caller | undefined, req: Request): AuditSource => ({
+  actor: actorOf(caller),
+  ip: clientIp(req),
+  userAgent: req.headers['user-agent']?.slice(0, 512) ?? null,
+});
+
 export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime: RouteRuntime) {
   for (const { spec, handler } of routes) {
     const invalidates = spec.method !== 'get' && !spec.keepsProjectCache;
@@ -338,6 +356,9 @@ export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime:
         get clientIp() {
           return clientIp(req);
         },
+        get audit() {
+          return auditSource(caller, req);
+        },
       } as never);
     };
 
@@ -354,6 +375,8 @@ export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime:
       if (result instanceof Reply) {
         res.set(result.headers);
         if (result.body === undefined) return void res.status(result.status).end();
+        // A text answer with its own Content-Type (an export as JSON Lines), sent as it is.
+        if (typeof result.body === 'string' && result.headers['Content-Type']) return void res.status(result.status).send(result.body);
         return sendJson(req, res, result.status, result.body);
       }
       sendJson(req, res, spec.status ?? 200, result ?? { message: 'OK' });

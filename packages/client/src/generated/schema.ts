@@ -939,6 +939,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{projectId}/audit-log/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the audit chain is whole, or the first entry where it breaks */
+        get: operations["getProjectsByProjectIdAuditLogVerify"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/audit-log/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The filtered audit log as JSON Lines (application/x-ndjson), oldest first */
+        get: operations["getProjectsByProjectIdAuditLogExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Audit entries, newest first, filtered; cursor-paginated */
+        get: operations["getProjectsByProjectIdAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -5239,6 +5290,142 @@ export interface operations {
                             total: number;
                             totalPages: number;
                         };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProjectsByProjectIdAuditLogVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        valid: boolean;
+                        entries: number;
+                        brokenAt?: {
+                            /** Format: uuid */
+                            id: string;
+                            number: number;
+                            /** @enum {string} */
+                            reason: "altered" | "entries missing before it";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProjectsByProjectIdAuditLogExport: {
+        parameters: {
+            query?: {
+                actor?: string;
+                actorType?: "user" | "apiKey" | "system";
+                action?: "project.created" | "project.deleted" | "member.joined" | "member.removed" | "member.role_changed" | "invite.created" | "invite.resent" | "invite.canceled" | "api_key.created" | "api_key.updated" | "api_key.deleted" | "template.created" | "template.updated" | "template.deleted" | "templates.imported" | "push_config.created" | "push_config.updated" | "provider.created" | "provider.updated" | "provider.deleted" | "providers.reordered" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "segment.created" | "segment.updated" | "segment.deleted" | "settings.updated" | "notification.canceled" | "broadcast.halted" | "broadcast.resumed";
+                targetType?: string;
+                targetId?: string;
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProjectsByProjectIdAuditLog: {
+        parameters: {
+            query?: {
+                actor?: string;
+                actorType?: "user" | "apiKey" | "system";
+                action?: "project.created" | "project.deleted" | "member.joined" | "member.removed" | "member.role_changed" | "invite.created" | "invite.resent" | "invite.canceled" | "api_key.created" | "api_key.updated" | "api_key.deleted" | "template.created" | "template.updated" | "template.deleted" | "templates.imported" | "push_config.created" | "push_config.updated" | "provider.created" | "provider.updated" | "provider.deleted" | "providers.reordered" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "segment.created" | "segment.updated" | "segment.deleted" | "settings.updated" | "notification.canceled" | "broadcast.halted" | "broadcast.resumed";
+                targetType?: string;
+                targetId?: string;
+                from?: string;
+                to?: string;
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            number: number;
+                            actor: {
+                                /** @enum {string} */
+                                type: "user" | "apiKey" | "system";
+                                id: string | null;
+                                email?: string;
+                                name?: string;
+                            };
+                            action: string;
+                            target: {
+                                type: string;
+                                id: string | null;
+                            };
+                            changes: {
+                                [key: string]: unknown;
+                            };
+                            ip: string | null;
+                            userAgent: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            hash: string;
+                        }[];
+                        nextCursor: string | null;
                     };
                 };
             };

@@ -123,7 +123,7 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         project: { from: 'query' },
         response: notificationSummary,
       },
-      ({ project, params }) => notifications.cancel(project.id, params.notificationId),
+      ({ project, params, audit }) => notifications.cancel(project.id, params.notificationId, audit),
     ),
   ];
 }
