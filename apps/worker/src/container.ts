@@ -144,7 +144,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
   const maintenance = {
     sweeper: new Sweeper({ queries: new LostWorkQueries(sqlPool(db)), queue, logger, observe }),
     webhookSweeper: new WebhookSweeper({ db, queue: webhookQueue, events: webhookEvents, logger }),
-    retention: new Retention({ pool: sqlPool(db), queue, days: config.retentionDays, logger }),
+    retention: new Retention({ pool: sqlPool(db), queue, days: config.retentionDays, auditDays: config.auditRetentionDays, logger }),
   };
   return {
     config,

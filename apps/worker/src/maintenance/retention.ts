@@ -8,10 +8,12 @@ import { scheduleEvery, unschedule } from './jobs';
 const NOTIFICATIONS_PER_STATEMENT = 1000;
 const DELIVERIES_PER_STATEMENT = 20_000;
 const EVENTS_PER_STATEMENT = 5000;
+const AUDIT_ENTRIES_PER_STATEMENT = 5000;
 
 export interface Purged {
   notifications: number;
   webhookEvents: number;
+  auditEntries: number;
 }
 
 export interface RetentionOptions {
@@ -20,6 +22,8 @@ export interface RetentionOptions {
   queue: Queue;
   /** `RETENTION_DAYS`; 0 keeps everything. */
   days: number;
+  /** `AUDIT_RETENTION_DAYS`; 0 keeps every audit entry. */
+  auditDays?: number;
   logger: Logger;
   now?: () => number;
 }
@@ -39,23 +43,23 @@ export interface RetentionOptions {
 export class Retention {
   private readonly pool: Pool;
   private readonly days: number;
+  private readonly auditDays: number;
   private readonly now: () => number;
 
   constructor(private readonly options: RetentionOptions) {
     this.pool = options.pool;
     this.days = options.days;
+    this.auditDays = options.auditDays ?? 0;
     this.now = options.now ?? Date.now;
   }
 
   /** Purges every `intervalMs` (the first one interval from now) while a retention is set; every worker may call it. */
   schedule(intervalMs: number): Promise<void> {
-    return this.days > 0 ? scheduleEvery(this.options.queue, retentionJob, intervalMs) : unschedule(this.options.queue, retentionJob);
+    return this.days > 0 || this.auditDays > 0 ? scheduleEvery(this.options.queue, retentionJob, intervalMs) : unschedule(this.options.queue, retentionJob);
   }
 
   async purge(budgetMs = 5000): Promise<Purged> {
-    const purged: Purged = { notifications: 0, webhookEvents: 0 };
-    if (this.days <= 0) return purged;
-    const cutoff = new Date(this.now() - this.days * 86_400_000);
+    const purged: Purged = { notifications: 0, webhookEvents: 0, auditEntries: 0 };
     const until = this.now() + budgetMs;
     // Each kind gets at least one statement per purge, then more while the budget lasts.
     const drain = async (step: () => Promise<number>) => {
@@ -63,9 +67,16 @@ export class Retention {
       for (let n = await step(); n > 0; n = this.now() < until ? await step() : 0) total += n;
       return total;
     };
-    purged.notifications = await drain(() => this.notifications(cutoff));
-    purged.webhookEvents = await drain(() => this.webhookEvents(cutoff));
-    if (purged.notifications || purged.webhookEvents) this.options.logger.info(purged, 'retention: deleted notifications and webhook events older than RETENTION_DAYS');
+    if (this.days > 0) {
+      const cutoff = new Date(this.now() - this.days * 86_400_000);
+      purged.notifications = await drain(() => this.notifications(cutoff));
+      purged.webhookEvents = await drain(() => this.webhookEvents(cutoff));
+    }
+    if (this.auditDays > 0) {
+      const auditCutoff = new Date(this.now() - this.auditDays * 86_400_000);
+      purged.auditEntries = await drain(() => this.auditEntries(auditCutoff));
+    }
+    if (purged.notifications || purged.webhookEvents || purged.auditEntries) this.options.logger.info(purged, 'retention: deleted what is older than RETENTION_DAYS / AUDIT_RETENTION_DAYS');
     return purged;
   }
 
@@ -112,5 +123,41 @@ export class Retention {
       values: [cutoff, EVENTS_PER_STATEMENT],
     });
     return rowCount ?? 0;
+  }
+
+  /**
+   * One statement's worth of audit entries older than the cutoff, each project's oldest first (so
+   * that what is left of a chain is its end). The append-only trigger lets this one DELETE through
+   * (`herald.audit_retention`, for this transaction only), and each project's anchor moves to the
+   * last entry removed, so that verifying the chain starts where it now starts.
+   */
+  private async auditEntries(cutoff: Date): Promise<number> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT set_config('herald.audit_retention', 'on', true)`);
+      const { rowCount } = await client.query({
+        name: 'herald_retention_audit_entries',
+        text: `WITH cut AS (
+           SELECT "projectId", max("number") AS "upto" FROM "AuditEntry" WHERE "createdAt" < $1 GROUP BY "projectId"
+         ), doomed AS (
+           SELECT a."id", a."projectId", a."number", a."hash" FROM cut JOIN "AuditEntry" a ON a."projectId" = cut."projectId" AND a."number" <= cut."upto"
+           ORDER BY a."projectId", a."number" LIMIT $2
+         ), anchored AS (
+           INSERT INTO "AuditAnchor" ("projectId", "number", "hash")
+           SELECT DISTINCT ON ("projectId") "projectId", "number", "hash" FROM doomed ORDER BY "projectId", "number" DESC
+           ON CONFLICT ("projectId") DO UPDATE SET "number" = EXCLUDED."number", "hash" = EXCLUDED."hash"
+         )
+         DELETE FROM "AuditEntry" WHERE "id" IN (SELECT "id" FROM doomed)`,
+        values: [cutoff, AUDIT_ENTRIES_PER_STATEMENT],
+      });
+      await client.query('COMMIT');
+      return rowCount ?? 0;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
   }
 }
