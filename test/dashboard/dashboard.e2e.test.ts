@@ -193,6 +193,24 @@ describe('dashboard in a real browser', () => {
     await page.getByTitle(deviceToken).waitFor();
     await check(page, '11-devices');
 
+    // The audit log: the key's creation and its disabling and enabling, filtered by action.
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    const table = page.getByRole('table', { name: 'Audit entries' });
+    await table.getByRole('cell', { name: 'api_key.created', exact: true }).waitFor();
+    await page.getByLabel('Action').selectOption('api_key.updated');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await table.getByRole('cell', { name: 'api_key.created', exact: true }).waitFor({ state: 'detached' });
+    expect(await table.getByRole('cell', { name: 'api_key.updated', exact: true }).count()).toBe(2);
+    await table.getByText('true → false').waitFor();
+    await page.getByLabel('Action').selectOption('api_key.created');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await table.getByRole('cell', { name: 'api_key.updated', exact: true }).first().waitFor({ state: 'detached' });
+    expect(await table.getByRole('cell', { name: 'api_key.created', exact: true }).count()).toBe(1);
+    await table.getByText('null → "production backend"').waitFor();
+    await page.getByRole('button', { name: 'Verify the chain' }).click();
+    await page.getByText(/The chain is whole: \d+ entries\./).waitFor();
+    await check(page, '11a-audit-log');
+
     // A test push from the dashboard, followed to `completed` with the device's delivery.
     await page.getByRole('link', { name: 'Send a test push' }).first().click();
     await page.getByLabel('Template').selectOption(templateId);

@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { FINAL_STATUSES, type components } from '@herald/client';
-import type { createInviteBody, createKeyBody, createProjectBody, createTemplateBody, sendBody, updateTemplateBody } from '@herald/schemas';
+import type { auditLogFilters, createInviteBody, createKeyBody, createProjectBody, createTemplateBody, sendBody, updateTemplateBody } from '@herald/schemas';
 import type { z } from 'zod';
 import { api, call, session } from './client';
 import { queryKeys } from './query-keys';
@@ -138,3 +138,15 @@ export const useNotification = (projectId: string, notificationId: string | unde
     // Followed until it is final.
     refetchInterval: (q) => (isFinal(q.state.data?.status) ? false : 1000),
   });
+
+// Audit log
+export type AuditFilters = z.output<typeof auditLogFilters>;
+export const useAuditLog = (projectId: string, filters: AuditFilters, cursor: string | undefined, enabled: boolean) =>
+  useQuery({
+    queryKey: queryKeys.auditPage(projectId, filters, cursor),
+    queryFn: () => call(api.GET('/projects/{projectId}/audit-log', { params: { path: { projectId }, query: { ...filters, cursor, limit: 25 } } })),
+    placeholderData: keepPreviousData,
+    enabled,
+  });
+export const useAuditVerify = (projectId: string, enabled: boolean) =>
+  useQuery({ queryKey: queryKeys.auditVerify(projectId), queryFn: () => call(api.GET('/projects/{projectId}/audit-log/verify', { params: { path: { projectId } } })), enabled, staleTime: 0 });

@@ -1554,6 +1554,48 @@ export interface components {
         } | {
             not: components["schemas"]["AudienceFilter"];
         };
+        /** @description One change to a project: who, what, from where and when (docs/audit.md). */
+        AuditEntry: {
+            /** Format: uuid */
+            id: string;
+            number: number;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "apiKey" | "system";
+                id: string | null;
+                email?: string;
+                name?: string;
+            };
+            action: string;
+            target: {
+                type: string;
+                id: string | null;
+            };
+            changes: {
+                [key: string]: unknown;
+            };
+            ip: string | null;
+            userAgent: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            hash: string;
+        };
+        /** @description Audit entries, newest first; pass `nextCursor` as `cursor` for the next page. */
+        AuditPage: {
+            data: components["schemas"]["AuditEntry"][];
+            nextCursor: string | null;
+        };
+        AuditVerification: {
+            valid: boolean;
+            entries: number;
+            brokenAt?: {
+                /** Format: uuid */
+                id: string;
+                number: number;
+                /** @enum {string} */
+                reason: "altered" | "entries missing before it";
+            };
+        };
         /** @description A new API key. `key` is shown here only, never again. */
         CreatedApiKey: {
             /** Format: uuid */
@@ -5317,17 +5359,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        valid: boolean;
-                        entries: number;
-                        brokenAt?: {
-                            /** Format: uuid */
-                            id: string;
-                            number: number;
-                            /** @enum {string} */
-                            reason: "altered" | "entries missing before it";
-                        };
-                    };
+                    "application/json": components["schemas"]["AuditVerification"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5399,34 +5431,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            number: number;
-                            actor: {
-                                /** @enum {string} */
-                                type: "user" | "apiKey" | "system";
-                                id: string | null;
-                                email?: string;
-                                name?: string;
-                            };
-                            action: string;
-                            target: {
-                                type: string;
-                                id: string | null;
-                            };
-                            changes: {
-                                [key: string]: unknown;
-                            };
-                            ip: string | null;
-                            userAgent: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            hash: string;
-                        }[];
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["AuditPage"];
                 };
             };
             400: components["responses"]["BadRequest"];
