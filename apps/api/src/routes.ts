@@ -1,6 +1,7 @@
 import type { ApiContainer } from './container';
 import type { RouteDefinition } from './http/define-route';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes';
+import { auditLogRoutes } from './modules/audit-log/audit-log.routes';
 import { attributeRoutes } from './modules/attributes/attributes.routes';
 import { audienceRoutes } from './modules/audiences/audiences.routes';
 import { authRoutes } from './modules/auth/auth.routes';
@@ -31,5 +32,6 @@ export function apiRoutes(c: ApiContainer): RouteDefinition[] {
     ...templateRoutes(c),
     ...overviewRoutes(c),
     ...webhookRoutes(c),
+    ...auditLogRoutes(c),
   ];
 }

@@ -5,6 +5,7 @@ import { AccountPage } from './pages/auth/account';
 import { ForgotPasswordPage, ResetPasswordPage } from './pages/auth/password';
 import { SignInPage, SignUpPage } from './pages/auth/sign-in';
 import { ApiKeysPage } from './pages/keys';
+import { AuditLogPage } from './pages/audit-log';
 import { NotFoundPage } from './pages/not-found';
 import { NotificationPage, NotificationsPage } from './pages/notifications';
 import { OverviewPage } from './pages/overview';
@@ -47,6 +48,7 @@ export const router = createBrowserRouter([
               { path: 'providers', element: <ProvidersPage /> },
               { path: 'keys', element: <ApiKeysPage /> },
               { path: 'team', element: <TeamPage /> },
+              { path: 'audit-log', element: <AuditLogPage /> },
             ],
           },
           { path: '*', element: <NotFoundPage /> },

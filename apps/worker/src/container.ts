@@ -149,7 +149,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
   const maintenance = {
     sweeper: new Sweeper({ queries: new LostWorkQueries(sqlPool(db)), queue, logger, observe }),
     webhookSweeper: new WebhookSweeper({ db, queue: webhookQueue, events: webhookEvents, logger, retryWindowMs: config.webhooks.retryWindowMs }),
-    retention: new Retention({ pool: sqlPool(db), queue, days: config.retentionDays, logger, observe: overrides.observeRetention }),
+    retention: new Retention({ pool: sqlPool(db), queue, days: config.retentionDays, auditDays: config.auditRetentionDays, logger, observe: overrides.observeRetention }),
   };
   return {
     config,

@@ -30,6 +30,8 @@ const workerSchema = z.object({
    * At least 7: the dashboard's overview counts the last 7 days, and idempotency keys last 24 hours.
    */
   RETENTION_DAYS: intFrom(30).refine((d) => d === 0 || d >= 7, 'must be 0 (keep everything) or at least 7'),
+  /** Days audit log entries are kept; 0 keeps them forever. */
+  AUDIT_RETENTION_DAYS: intFrom(365, 0),
   /** The worker mails a project's admins when it disables a failing webhook endpoint. */
   SMTP_URL: smtpUrl,
   MAIL_FROM: z.string().default('Herald <no-reply@herald.local>'),
@@ -67,6 +69,8 @@ export interface WorkerConfig extends CommonConfig {
   sweepIntervalMs: number;
   /** Days final notifications and webhook events are kept (0: forever). */
   retentionDays: number;
+  /** Days audit log entries are kept (0: forever). */
+  auditRetentionDays: number;
   mail: { transport: 'smtp' | 'log'; smtpUrl?: string; from: string };
   webhooks: { timeoutMs: number; retryBaseMs: number; retryMaxDelayMs: number; retryWindowMs: number; disableAfterMs: number; concurrency: number; projectConcurrency: number };
 }
@@ -92,6 +96,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     lockDurationMs: e.WORKER_LOCK_DURATION_MS,
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
     retentionDays: e.RETENTION_DAYS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     mail: { transport, smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     webhooks: {
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,

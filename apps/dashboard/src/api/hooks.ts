@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { FINAL_STATUSES, type components, type paths } from '@herald/client';
-import type { Audience, createInviteBody, createKeyBody, createProjectBody, createSegmentBody, createTemplateBody, sendBody, updateSegmentBody, updateTemplateBody } from '@herald/schemas';
+import type { Audience, auditLogFilters, createInviteBody, createKeyBody, createProjectBody, createSegmentBody, createTemplateBody, sendBody, updateSegmentBody, updateTemplateBody } from '@herald/schemas';
 import type { z } from 'zod';
 import { api, call, session } from './client';
 import { queryKeys } from './query-keys';
@@ -164,3 +164,14 @@ export const useAudienceCount = (projectId: string, audience: Audience | undefin
     placeholderData: keepPreviousData,
     retry: false,
   });
+// Audit log
+export type AuditFilters = z.output<typeof auditLogFilters>;
+export const useAuditLog = (projectId: string, filters: AuditFilters, cursor: string | undefined, enabled: boolean) =>
+  useQuery({
+    queryKey: queryKeys.auditPage(projectId, filters, cursor),
+    queryFn: () => call(api.GET('/projects/{projectId}/audit-log', { params: { path: { projectId }, query: { ...filters, cursor, limit: 25 } } })),
+    placeholderData: keepPreviousData,
+    enabled,
+  });
+export const useAuditVerify = (projectId: string, enabled: boolean) =>
+  useQuery({ queryKey: queryKeys.auditVerify(projectId), queryFn: () => call(api.GET('/projects/{projectId}/audit-log/verify', { params: { path: { projectId } } })), enabled, staleTime: 0 });

@@ -97,6 +97,7 @@ const NAV = [
   ['providers', 'Push providers'],
   ['keys', 'API keys'],
   ['team', 'Team'],
+  ['audit-log', 'Audit log'],
 ] as const;
 
 export function ProjectLayout() {

@@ -13,6 +13,7 @@ import { scheduleEvery, unschedule } from './jobs';
 const NOTIFICATIONS_PER_STATEMENT = 1000;
 const DELIVERIES_PER_STATEMENT = 5000;
 const EVENTS_PER_STATEMENT = 2000;
+const AUDIT_ENTRIES_PER_STATEMENT = 5000;
 /** The overview reads 7 days of roll-ups; one more day covers every time zone's "7 days ago". */
 const ACTIVITY_DAYS = 8;
 
@@ -24,6 +25,7 @@ export interface Purged {
   webhookDeliveries: number;
   webhookAttempts: number;
   activity: number;
+  auditEntries: number;
 }
 
 export type PurgedTable = keyof Purged;
@@ -34,6 +36,8 @@ export interface RetentionOptions {
   queue: Queue;
   /** `RETENTION_DAYS`; 0 keeps everything. */
   days: number;
+  /** `AUDIT_RETENTION_DAYS`; 0 keeps every audit entry. */
+  auditDays?: number;
   logger: Logger;
   now?: () => number;
   /** Hears the rows each purge deleted (the metrics). */
@@ -105,23 +109,23 @@ export const RETENTION_SQL = {
 export class Retention {
   private readonly pool: Pool;
   private readonly days: number;
+  private readonly auditDays: number;
   private readonly now: () => number;
 
   constructor(private readonly options: RetentionOptions) {
     this.pool = options.pool;
     this.days = options.days;
+    this.auditDays = options.auditDays ?? 0;
     this.now = options.now ?? Date.now;
   }
 
   /** Purges every `intervalMs` (the first one interval from now) while a retention is set; every worker may call it. */
   schedule(intervalMs: number): Promise<void> {
-    return this.days > 0 ? scheduleEvery(this.options.queue, retentionJob, intervalMs) : unschedule(this.options.queue, retentionJob);
+    return this.days > 0 || this.auditDays > 0 ? scheduleEvery(this.options.queue, retentionJob, intervalMs) : unschedule(this.options.queue, retentionJob);
   }
 
   async purge(budgetMs = 5000): Promise<Purged> {
-    const purged: Purged = { notifications: 0, deliveries: 0, webhookEvents: 0, webhookDeliveries: 0, webhookAttempts: 0, activity: 0 };
-    if (this.days <= 0) return purged;
-    const cutoff = new Date(this.now() - this.days * 86_400_000);
+    const purged: Purged = { notifications: 0, deliveries: 0, webhookEvents: 0, webhookDeliveries: 0, webhookAttempts: 0, activity: 0, auditEntries: 0 };
     const until = this.now() + budgetMs;
     // Each kind gets at least one statement per purge, then more while the budget lasts.
     const drain = async (step: () => Promise<Partial<Purged>>, key: PurgedTable) => {
@@ -131,11 +135,18 @@ export class Retention {
         if (!rows[key] || this.now() >= until) return;
       }
     };
-    await drain(() => this.statement('herald_retention_notifications', RETENTION_SQL.notifications, [cutoff, NOTIFICATIONS_PER_STATEMENT, DELIVERIES_PER_STATEMENT]), 'notifications');
-    await drain(() => this.statement('herald_retention_webhook_events', RETENTION_SQL.webhookEvents, [cutoff, EVENTS_PER_STATEMENT]), 'webhookEvents');
-    const { rowCount } = await this.pool.query({ name: 'herald_retention_activity', text: RETENTION_SQL.activity, values: [new Date(this.now() - ACTIVITY_DAYS * 86_400_000)] });
-    purged.activity = rowCount ?? 0;
-    if (purged.notifications || purged.webhookEvents) this.options.logger.info(purged, 'retention: deleted notifications and webhook events older than RETENTION_DAYS');
+    if (this.days > 0) {
+      const cutoff = new Date(this.now() - this.days * 86_400_000);
+      await drain(() => this.statement('herald_retention_notifications', RETENTION_SQL.notifications, [cutoff, NOTIFICATIONS_PER_STATEMENT, DELIVERIES_PER_STATEMENT]), 'notifications');
+      await drain(() => this.statement('herald_retention_webhook_events', RETENTION_SQL.webhookEvents, [cutoff, EVENTS_PER_STATEMENT]), 'webhookEvents');
+      const { rowCount } = await this.pool.query({ name: 'herald_retention_activity', text: RETENTION_SQL.activity, values: [new Date(this.now() - ACTIVITY_DAYS * 86_400_000)] });
+      purged.activity = rowCount ?? 0;
+    }
+    if (this.auditDays > 0) {
+      const auditCutoff = new Date(this.now() - this.auditDays * 86_400_000);
+      await drain(async () => ({ auditEntries: await this.auditEntries(auditCutoff) }), 'auditEntries');
+    }
+    if (purged.notifications || purged.webhookEvents || purged.auditEntries) this.options.logger.info(purged, 'retention: deleted what is older than RETENTION_DAYS / AUDIT_RETENTION_DAYS');
     this.options.observe?.(purged);
     return purged;
   }
@@ -143,5 +154,41 @@ export class Retention {
   private async statement(name: string, text: string, values: unknown[]): Promise<Partial<Purged>> {
     const { rows } = await this.pool.query<Partial<Purged>>({ name, text, values });
     return rows[0];
+  }
+
+  /**
+   * One statement's worth of audit entries older than the cutoff, each project's oldest first (so
+   * that what is left of a chain is its end). The append-only trigger lets this one DELETE through
+   * (`herald.audit_retention`, for this transaction only), and each project's anchor moves to the
+   * last entry removed, so that verifying the chain starts where it now starts.
+   */
+  private async auditEntries(cutoff: Date): Promise<number> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT set_config('herald.audit_retention', 'on', true)`);
+      const { rowCount } = await client.query({
+        name: 'herald_retention_audit_entries',
+        text: `WITH cut AS (
+           SELECT "projectId", max("number") AS "upto" FROM "AuditEntry" WHERE "createdAt" < $1 GROUP BY "projectId"
+         ), doomed AS (
+           SELECT a."id", a."projectId", a."number", a."hash" FROM cut JOIN "AuditEntry" a ON a."projectId" = cut."projectId" AND a."number" <= cut."upto"
+           ORDER BY a."projectId", a."number" LIMIT $2
+         ), anchored AS (
+           INSERT INTO "AuditAnchor" ("projectId", "number", "hash")
+           SELECT DISTINCT ON ("projectId") "projectId", "number", "hash" FROM doomed ORDER BY "projectId", "number" DESC
+           ON CONFLICT ("projectId") DO UPDATE SET "number" = EXCLUDED."number", "hash" = EXCLUDED."hash"
+         )
+         DELETE FROM "AuditEntry" WHERE "id" IN (SELECT "id" FROM doomed)`,
+        values: [cutoff, AUDIT_ENTRIES_PER_STATEMENT],
+      });
+      await client.query('COMMIT');
+      return rowCount ?? 0;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
   }
 }

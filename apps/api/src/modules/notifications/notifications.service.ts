@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import { AppError, deliverJobId } from '@herald/core';
-import { notificationEvent, type Db, type Notification, type WebhookEvents } from '@herald/db';
+import { notificationEvent, writeAudit, type AuditSource, type Db, type Notification, type WebhookEvents } from '@herald/db';
 import { page } from '../../http/pagination';
 import type { ProjectSnapshot } from '../../project-cache/project-cache';
 import { Admissions, draftOf } from './notifications.admission';
@@ -117,8 +117,14 @@ export class NotificationService {
    * Cancels a scheduled notification: it never starts. One transition, in one place: a notification
    * that a worker has already started (or that was never scheduled) is a 409.
    */
-  async cancel(projectId: string, id: string) {
-    const { count } = await this.db.notification.updateMany({ where: { id, projectId, status: 'scheduled' }, data: { status: 'canceled', completedAt: new Date() } });
+  async cancel(projectId: string, id: string, source: AuditSource) {
+    const count = await this.db.$transaction(async (tx) => {
+      const canceled = await tx.notification.updateMany({ where: { id, projectId, status: 'scheduled' }, data: { status: 'canceled', completedAt: new Date() } });
+      if (canceled.count) {
+        await writeAudit(tx, source, { projectId, action: 'notification.canceled', target: { type: 'notification', id }, changes: { status: { before: 'scheduled', after: 'canceled' } } });
+      }
+      return canceled.count;
+    });
     const n = await this.db.notification.findFirst({ where: { id, projectId } });
     if (!n) throw AppError.notFound(NOTIFICATION_NOT_FOUND);
     if (!count) throw AppError.conflict(`${NOT_SCHEDULED} (this one is ${n.status})`);

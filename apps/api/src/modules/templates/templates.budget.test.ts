@@ -1,3 +1,4 @@
+import { SYSTEM_AUDIT_SOURCE } from '@herald/db';
 import { RENDER_MAX_ITERATIONS, TEMPLATE_MAX_DEPTH } from '@herald/core';
 import { AppError } from '@herald/core';
 import { expectError, startApi, tenant, unique, type ApiResponse, type Harness, type Tenant } from '@herald/testing';
@@ -120,7 +121,7 @@ describe('nesting, limited when a template is saved', () => {
       if (counting) setImmediate(count);
     };
     setImmediate(count);
-    const err = await new TemplateService(h.db).import(t.project.id, { templates }, 'skip').catch((e: unknown) => e);
+    const err = await new TemplateService(h.db).import(t.project.id, { templates }, 'skip', SYSTEM_AUDIT_SOURCE).catch((e: unknown) => e);
     counting = false;
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).message).toBe('Invalid import file: templates.100.body: unknown helper "nope" (line 1, column 1)');

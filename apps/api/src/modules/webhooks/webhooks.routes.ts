@@ -29,7 +29,7 @@ export function webhookRoutes(c: ApiContainer): RouteDefinition[] {
   return [
     defineRoute(
       { ...common, method: 'post', path: '/projects/:projectId/webhooks', summary: 'Create a webhook endpoint (its signing secret is shown only here)', params: projectParams, body: createWebhookBody, status: 201, response: webhookWithSecretResponse },
-      ({ project, body }) => webhooks.create(project.id, body),
+      ({ project, body, audit }) => webhooks.create(project.id, body, audit),
     ),
     defineRoute(
       { ...common, method: 'get', path: '/projects/:projectId/webhooks', summary: "The project's webhook endpoints, without their secrets", params: projectParams, response: webhookResponse.array() },
@@ -49,11 +49,11 @@ export function webhookRoutes(c: ApiContainer): RouteDefinition[] {
         body: updateWebhookBody,
         response: webhookResponse,
       },
-      ({ project, params, body }) => webhooks.update(project.id, params.webhookId, body),
+      ({ project, params, body, audit }) => webhooks.update(project.id, params.webhookId, body, audit),
     ),
     defineRoute(
       { ...common, method: 'delete', path: '/projects/:projectId/webhooks/:webhookId', summary: 'Delete a webhook endpoint; nothing more is sent to it', params: webhookParams, response: messageResponse },
-      ({ project, params }) => webhooks.remove(project.id, params.webhookId),
+      ({ project, params, audit }) => webhooks.remove(project.id, params.webhookId, audit),
     ),
     defineRoute(
       {
@@ -64,7 +64,7 @@ export function webhookRoutes(c: ApiContainer): RouteDefinition[] {
         params: webhookParams,
         response: webhookWithSecretResponse,
       },
-      ({ project, params }) => webhooks.rotateSecret(project.id, params.webhookId),
+      ({ project, params, audit }) => webhooks.rotateSecret(project.id, params.webhookId, audit),
     ),
     defineRoute(
       {
