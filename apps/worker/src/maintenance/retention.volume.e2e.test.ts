@@ -90,6 +90,8 @@ it('deletes every covered table’s old rows in batches, keeps the recent ones, 
     webhookAttempts: OLD_NOTIFICATIONS * 20,
     // The overview's roll-up of the old notifications' hour (older than the 8 days it reads); the recent one is kept.
     activity: 1,
+    // AUDIT_RETENTION_DAYS is not set here.
+    auditEntries: 0,
   };
   expect(purged).toEqual(expected);
   expect(heard).toEqual([expected]);
