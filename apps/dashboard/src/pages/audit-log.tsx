@@ -52,6 +52,17 @@ export function AuditLogPage() {
   const [verifying, setVerifying] = useState(false);
   const verify = useAuditVerify(projectId, verifying);
 
+  const applyFilters = (e: { preventDefault(): void }) => {
+    e.preventDefault();
+    form.submit(
+      (query) => {
+        setFilters(Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined && v !== '')) as AuditFilters);
+        setCursors([undefined]);
+      },
+      { from: instant(range.from), to: instant(range.to) },
+    );
+  };
+
   const columns: Column<Entry>[] = [
     { header: 'Time', className: 'muted', cell: (e) => formatDate(e.createdAt) },
     { header: 'Actor', cell: (e) => actorLabel(e.actor) },
@@ -90,21 +101,7 @@ export function AuditLogPage() {
           ))}
         {verify.error && <ErrorNotice error={verify.error} />}
         <Card>
-          <form
-            className="row"
-            style={{ alignItems: 'flex-end' }}
-            noValidate
-            onSubmit={(e) => {
-              e.preventDefault();
-              form.submit(
-                (query) => {
-                  setFilters(Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined && v !== '')) as AuditFilters);
-                  setCursors([undefined]);
-                },
-                { from: instant(range.from), to: instant(range.to) },
-              );
-            }}
-          >
+          <form className="row" style={{ alignItems: 'flex-end', flexWrap: 'wrap' }} noValidate onSubmit={applyFilters}>
             <SelectField label="Action" value={form.values.action ?? ''} onChange={(e) => form.set('action', (e.target.value || undefined) as AuditFilters['action'])} error={form.errors.action}>
               <option value="">Any action</option>
               {AUDIT_ACTIONS.map((a) => (
