@@ -42,5 +42,5 @@ it('deletes entries older than AUDIT_RETENTION_DAYS (the only DELETE let through
 
 it('keeps every entry with AUDIT_RETENTION_DAYS=0', async () => {
   const retention = new Retention({ pool: sqlPool(h.db), queue: undefined as never, days: 0, auditDays: 0, logger: pino({ level: 'silent' }) });
-  expect(await retention.purge()).toEqual({ notifications: 0, webhookEvents: 0, auditEntries: 0 });
+  expect(await retention.purge()).toEqual({ notifications: 0, deliveries: 0, webhookEvents: 0, webhookDeliveries: 0, webhookAttempts: 0, activity: 0, auditEntries: 0 });
 });
