@@ -43,3 +43,4 @@ export {
   type RelativeTime,
   type TagValue,
 } from '@herald/schemas';
+export * from './local-time';
