@@ -16,3 +16,4 @@ export * from './push-config';
 export * from './push-options';
 export * from './sends';
 export * from './templates';
+export * from './settings';
