@@ -1,4 +1,4 @@
-import { afterQuietHours, inQuietHours, localHour, minuteOfDay, nextLocalTime, offsetMinutes, resolveLocal } from './local-time';
+import { afterQuietHours, dueByZone, inQuietHours, timingOf, localHour, minuteOfDay, nextLocalTime, offsetMinutes, resolveLocal } from './local-time';
 
 // Every offset below is read by the code from the runtime's time-zone data; the expected instants are
 // the published transitions of 2026, written as UTC.
@@ -117,5 +117,40 @@ describe('quiet hours', () => {
   it('reports the local hour', () => {
     expect(localHour('Australia/Lord_Howe', at('2026-07-15T12:00:00Z'))).toBe(22);
     expect(localHour('Asia/Kolkata', at('2026-07-15T12:00:00Z'))).toBe(17);
+  });
+});
+
+describe('due by zone', () => {
+  const now = at('2026-11-26T12:00:00Z');
+
+  it('each zone at its next local time; devices without a zone (or an unknown one) in the default', () => {
+    const timing = { localTime: '09:00', defaultTimezone: 'America/New_York', quietHours: null };
+    expect(dueByZone(timing, ['Europe/Berlin', 'Asia/Tokyo', null, 'Nowhere/Atlantis'], now, now).map((z) => [z.zone, iso(z.due), z.defaulted])).toEqual([
+      ['Europe/Berlin', '2026-11-27T08:00:00.000Z', false],
+      ['Asia/Tokyo', '2026-11-27T00:00:00.000Z', false],
+      [null, '2026-11-26T14:00:00.000Z', true],
+      ['Nowhere/Atlantis', '2026-11-26T14:00:00.000Z', true],
+    ]);
+  });
+
+  it('without a local time, now, or when quiet hours end', () => {
+    const timing = { defaultTimezone: 'UTC', quietHours: { start: '22:00', end: '08:00' } };
+    // 12:00Z is 21:00 in Tokyo (outside), 04:00 in Los Angeles (inside: until 08:00 PST = 16:00Z).
+    expect(dueByZone(timing, ['Asia/Tokyo', 'America/Los_Angeles'], now, now).map((z) => iso(z.due))).toEqual(['2026-11-26T12:00:00.000Z', '2026-11-26T16:00:00.000Z']);
+  });
+
+  it('a local time already past when planned goes at once; a time inside quiet hours waits for their end', () => {
+    const late = { localTime: '11:59', defaultTimezone: 'UTC', quietHours: null };
+    expect(dueByZone(late, [null], at('2026-11-26T11:58:00Z'), now)[0].due).toBe(now);
+    const night = { localTime: '23:00', defaultTimezone: 'UTC', quietHours: { start: '22:00', end: '08:00' } };
+    expect(iso(dueByZone(night, ['UTC'], now, now)[0].due)).toBe('2026-11-27T08:00:00.000Z');
+  });
+
+  it('a send exempt from quiet hours, or with neither, has no timing', () => {
+    const settings = { defaultTimezone: 'UTC', quietHours: { start: '22:00', end: '08:00' } };
+    expect(timingOf({ exempt: true }, settings)).toBeNull();
+    expect(timingOf({ exempt: false }, { ...settings, quietHours: null })).toBeNull();
+    expect(timingOf({ localTime: '09:00', exempt: true }, settings)).toEqual({ localTime: '09:00', defaultTimezone: 'UTC', quietHours: null });
+    expect(timingOf({ exempt: false }, settings)).toEqual({ defaultTimezone: 'UTC', quietHours: settings.quietHours });
   });
 });

@@ -135,3 +135,53 @@ export function afterQuietHours(zone: string, window: QuietHours | null, at: num
 
 /** The local hour (0–23) of `zone` at `instant`. */
 export const localHour = (zone: string, instant: number | Date) => Math.floor(localClock(zone, instant).minute / 60);
+
+/**
+ * How a notification's deliveries are timed, fixed when it is accepted (the `timing` of its row):
+ * the local time it asked for, the project's default zone and quiet hours then (null when the send
+ * is exempt from them: `priority: "high"` or `ignoreQuietHours`).
+ */
+export interface Timing {
+  localTime?: string;
+  defaultTimezone: string;
+  quietHours: QuietHours | null;
+}
+
+/** The timing of a send, or null when every delivery simply goes when planned. */
+export function timingOf(send: { localTime?: string; exempt: boolean }, settings: { defaultTimezone: string; quietHours: QuietHours | null }): Timing | null {
+  const quietHours = send.exempt ? null : settings.quietHours;
+  if (!send.localTime && !quietHours) return null;
+  return { ...(send.localTime ? { localTime: send.localTime } : {}), defaultTimezone: settings.defaultTimezone, quietHours };
+}
+
+/** When the devices of one zone (`null`: devices without one) are due, and whether that zone is the default's. */
+export interface ZoneDue {
+  zone: string | null;
+  /** Epoch ms: at or before `now` means at once. */
+  due: number;
+  /** Computed in the project's default zone (the device has none, or one the runtime does not know). */
+  defaulted: boolean;
+}
+
+/**
+ * When deliveries are due in each of the zones of a notification's devices: at the next local time
+ * after `acceptedAt` (or `now` without one), then past quiet hours there. One computation per zone,
+ * never per device: the devices of a zone share it (and the delayed job that sends them).
+ */
+export function dueByZone(timing: Timing, zones: readonly (string | null)[], acceptedAt: number, now: number): ZoneDue[] {
+  return zones.map((zone) => {
+    const own = zone !== null && isKnownZone(zone);
+    const effective = own ? zone : timing.defaultTimezone;
+    const planned = Math.max(timing.localTime ? nextLocalTime(effective, timing.localTime, acceptedAt) : now, now);
+    return { zone, due: afterQuietHours(effective, timing.quietHours, planned), defaulted: !own };
+  });
+}
+
+function isKnownZone(zone: string): boolean {
+  try {
+    formatter(zone);
+    return true;
+  } catch {
+    return false;
+  }
+}
