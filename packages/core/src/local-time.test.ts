@@ -1,4 +1,4 @@
-import { afterQuietHours, dueByZone, inQuietHours, timingOf, localHour, minuteOfDay, nextLocalTime, offsetMinutes, resolveLocal } from './local-time';
+import { afterQuietHours, deliveryHours, dueByZone, inQuietHours, timingOf, localHour, minuteOfDay, nextLocalTime, offsetMinutes, resolveLocal } from './local-time';
 
 // Every offset below is read by the code from the runtime's time-zone data; the expected instants are
 // the published transitions of 2026, written as UTC.
@@ -152,5 +152,17 @@ describe('due by zone', () => {
     expect(timingOf({ exempt: false }, { ...settings, quietHours: null })).toBeNull();
     expect(timingOf({ localTime: '09:00', exempt: true }, settings)).toEqual({ localTime: '09:00', defaultTimezone: 'UTC', quietHours: null });
     expect(timingOf({ exempt: false }, settings)).toEqual({ defaultTimezone: 'UTC', quietHours: settings.quietHours });
+  });
+});
+
+it('delivery hours: devices per hour of their moment, and those in the default zone', () => {
+  const timing = { localTime: '09:00', defaultTimezone: 'Asia/Tokyo', quietHours: null };
+  const counted = deliveryHours(timing, [{ zone: 'Europe/Berlin', devices: 3 }, { zone: 'Europe/Paris', devices: 2 }, { zone: null, devices: 4 }, { zone: 'Asia/Tokyo', devices: 1 }], at('2026-11-26T12:00:00Z'));
+  expect(counted).toEqual({
+    defaultZoneDevices: 4,
+    hours: [
+      { hour: '2026-11-27T00:00:00.000Z', devices: 5 },
+      { hour: '2026-11-27T08:00:00.000Z', devices: 5 },
+    ],
   });
 });

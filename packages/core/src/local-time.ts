@@ -185,3 +185,21 @@ function isKnownZone(zone: string): boolean {
     return false;
   }
 }
+
+/**
+ * How many devices a timed send would reach in each hour (UTC start, ISO), and how many of them had
+ * their moment computed in the project's default zone: from the devices counted per zone.
+ */
+export function deliveryHours(timing: Timing, zoneCounts: readonly { zone: string | null; devices: number }[], acceptedAt: number, now = acceptedAt) {
+  const dues = dueByZone(timing, zoneCounts.map((z) => z.zone), acceptedAt, now);
+  const byHour = new Map<number, number>();
+  let defaultZoneDevices = 0;
+  dues.forEach((d, i) => {
+    const { devices } = zoneCounts[i];
+    if (d.defaulted) defaultZoneDevices += devices;
+    const hour = Math.floor(d.due / HOUR) * HOUR;
+    byHour.set(hour, (byHour.get(hour) ?? 0) + devices);
+  });
+  const hours = [...byHour].sort(([a], [b]) => a - b).map(([hour, devices]) => ({ hour: new Date(hour).toISOString(), devices }));
+  return { defaultZoneDevices, hours };
+}

@@ -1,6 +1,7 @@
 import type { ApiContainer } from '../../container';
 import { defineRoute, type RouteDefinition } from '../../http/define-route';
 import {
+  audienceCountBody,
   audience,
   audienceCountResponse,
   createSegmentBody,
@@ -40,7 +41,7 @@ export function audienceRoutes(c: ApiContainer): RouteDefinition[] {
         summary: 'How many devices and users an audience (a segment, a filter, or all) holds now, per platform',
         auth: 'keyOrJwt',
         query: projectQuery,
-        body: audience,
+        body: audienceCountBody,
         project: { from: 'query' },
         keepsProjectCache: true,
         rateLimit: { name: 'audience-count', per: 'credential' },
