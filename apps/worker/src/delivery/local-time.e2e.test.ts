@@ -118,3 +118,25 @@ it('quiet hours: a device inside them is held until they end; priority high and 
   expect(all).toHaveLength(3);
   expect(all[2].receivedAt).toBeGreaterThanOrEqual(at - 50);
 }, 120_000);
+
+it('a dry run of a local-time send-bulk validates at once and says how many devices fall in each delivery hour', async () => {
+  const t = await p.project();
+  expect((await settings(t, { defaultTimezone: 'Asia/Tokyo' })).status).toBe(200);
+  const users = [unique('cust'), unique('cust'), unique('cust')];
+  await register(t, users[0], 'Europe/Berlin');
+  await register(t, users[1], 'Europe/Paris');
+  await register(t, users[2]);
+  const before = Date.now();
+  const res = await p.h.post('/push/send-bulk', { apiKey: t.apiKey.key, body: { userIds: users, templateId: t.templateId, variables: { name: 'a', count: 1 }, dryRun: true, deliverAt: { localTime: '09:00' } } });
+  expect(res.status).toBe(202);
+  const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+  expect(n.status).toBe('completed');
+  expect(n.stats).toMatchObject({ devices: 3, sent: 3, held: 0, defaultZoneDevices: 1 });
+  const hour = (zone: string) => new Date(Math.floor(nextLocalTime(zone, '09:00', before) / 3600_000) * 3600_000).toISOString();
+  const expected = [
+    { hour: hour('Europe/Berlin'), devices: 2 },
+    { hour: hour('Asia/Tokyo'), devices: 1 },
+  ].sort((a, b) => a.hour.localeCompare(b.hour));
+  expect(n.schedule).toEqual(expected);
+  expect(n.deliveries.map((d: { status: string }) => d.status)).toEqual(['validated', 'validated', 'validated']);
+}, 60_000);
