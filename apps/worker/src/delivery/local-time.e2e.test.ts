@@ -140,3 +140,35 @@ it('a dry run of a local-time send-bulk validates at once and says how many devi
   expect(n.schedule).toEqual(expected);
   expect(n.deliveries.map((d: { status: string }) => d.status)).toEqual(['validated', 'validated', 'validated']);
 }, 60_000);
+
+it('devices over 30 zones share their scheduled work: one delayed job per moment, not one per device, all removed by a cancel', async () => {
+  const t = await p.project();
+  const zones = Intl.supportedValuesOf('timeZone').filter((_, i) => i % 13 === 0).slice(0, 30);
+  expect(zones).toHaveLength(30);
+  const users = zones.map(() => unique('cust'));
+  for (const [i, zone] of zones.entries()) {
+    await register(t, users[i], zone);
+    await register(t, users[i], zone);
+  }
+  // 03:17 is never the current minute in all of them at once: nearly every device is held.
+  const res = await p.h.post('/push/send-bulk', { apiKey: t.apiKey.key, body: { userIds: users, templateId: t.templateId, variables: { name: 'a', count: 1 }, deliverAt: { localTime: '03:17' } } });
+  expect(res.status).toBe(202);
+  const id = res.body.notificationId;
+  const n = await waitUntil(async () => {
+    const r = await read(t, id);
+    return r.stats?.devices === 60 && r.stats.held + r.stats.sent === 60 ? r : undefined;
+  }, 15_000, 'the 60 deliveries planned');
+  const moments = new Set(n.deliveries.filter((d: { status: string }) => d.status === 'held').map((d: { notBefore: string }) => Date.parse(d.notBefore)));
+  expect(moments.size).toBeLessThanOrEqual(30);
+
+  const queue = p.h.container.queue;
+  const jobsOf = async () => (await queue.getJobs(['delayed', 'wait', 'active'])).filter((j) => j?.id?.startsWith(`deliver-${id}-at-`));
+  const jobs = await waitUntil(async () => {
+    const found = await jobsOf();
+    return found.length === moments.size ? found : undefined;
+  }, 10_000, 'one delayed job per moment');
+  expect(new Set(jobs.map((j) => Number(j.id!.split('-at-')[1])))).toEqual(moments);
+
+  expect((await p.h.post(`/push/notifications/${id}/cancel`, { apiKey: t.apiKey.key })).status).toBe(200);
+  expect(await jobsOf()).toHaveLength(0);
+}, 90_000);
