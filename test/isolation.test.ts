@@ -6,13 +6,14 @@ import { audiencesTable } from './isolation/audiences';
 import { projectsTable } from './isolation/projects';
 import { pushTable } from './isolation/push';
 import { pushConfigTable } from './isolation/push-config';
+import { settingsTable } from './isolation/settings';
 import { templatesTable } from './isolation/templates';
 import { auditLogTable } from './isolation/audit-log';
 import { victimState } from './isolation/victim-state';
 import { webhooksTable } from './isolation/webhooks';
 
 // Each module's routes. Add yours here.
-const tables: Record<string, IsolationTable> = { projects: projectsTable, 'push-config': pushConfigTable, templates: templatesTable, push: pushTable, webhooks: webhooksTable, audiences: audiencesTable, 'audit-log': auditLogTable };
+const tables: Record<string, IsolationTable> = { projects: projectsTable, 'push-config': pushConfigTable, templates: templatesTable, push: pushTable, webhooks: webhooksTable, audiences: audiencesTable, 'audit-log': auditLogTable, settings: settingsTable };
 
 let h: Harness;
 let victim: Tenant;
@@ -65,7 +66,7 @@ describe('after every case', () => {
   it("the victim's rows are untouched, in every table", async () => {
     const after = await victimState(h, victimScope());
     // Not vacuous: the setup put rows of the victim's in each of these.
-    for (const table of ['Project', 'User', 'ProjectMember', 'Invite', 'ApiKey', 'PushTemplate', 'PushConfig', 'ProviderConfig', 'Device', 'Notification', 'Segment']) {
+    for (const table of ['Project', 'User', 'ProjectMember', 'Invite', 'ApiKey', 'PushTemplate', 'PushConfig', 'ProviderConfig', 'Device', 'Notification', 'Segment', 'ProjectSettings']) {
       expect([table, (victimBefore[table] ?? []).length > 0]).toEqual([table, true]);
     }
     expect(after).toEqual(victimBefore);

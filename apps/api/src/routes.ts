@@ -11,6 +11,7 @@ import { overviewRoutes } from './modules/overview/overview.routes';
 import { inviteRoutes } from './modules/invites/invites.routes';
 import { projectRoutes } from './modules/projects/projects.routes';
 import { pushConfigRoutes } from './modules/push-config/push-config.routes';
+import { settingsRoutes } from './modules/settings/settings.routes';
 import { templateRoutes } from './modules/templates/templates.routes';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes';
 
@@ -27,6 +28,7 @@ export function apiRoutes(c: ApiContainer): RouteDefinition[] {
     ...authRoutes(c),
     ...inviteRoutes(c),
     ...projectRoutes(c),
+    ...settingsRoutes(c),
     ...apiKeyRoutes(c),
     ...pushConfigRoutes(c),
     ...templateRoutes(c),

@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import pino, { type Logger } from 'pino';
 import type { WorkerConfig } from '@herald/config';
-import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE, createTemplateCompiler, retryJobFor } from '@herald/core';
+import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE, createTemplateCompiler, heldDeliverJobFor, retryJobFor } from '@herald/core';
 import { closeDb, createDb, loadProviderCredentials, sqlPool, WebhookEvents, type Db } from '@herald/db';
 import { createMailer, type Mailer } from '@herald/mail';
 import { ProjectReads } from '@herald/project-state';
@@ -144,6 +144,9 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     maxRecipientsInFlight: Math.max(config.batchSize, 4 * 500),
     maxNotificationsInFlight: MAX_NOTIFICATIONS_IN_FLIGHT,
     claimRenewMs: Math.max(250, Math.floor(config.lockDurationMs / 3)),
+    enqueueHeld: async (held) => {
+      await queue.addBulk(held.map((h) => heldDeliverJobFor(h.notificationId, h.dueAt)));
+    },
     observe,
   });
   const maintenance = {

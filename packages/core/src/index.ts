@@ -44,3 +44,4 @@ export {
   type RelativeTime,
   type TagValue,
 } from '@herald/schemas';
+export * from './local-time';

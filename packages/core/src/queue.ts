@@ -68,6 +68,20 @@ export const deliverJobFor = (notificationId: string, delay = 0) => ({
   opts: { ...deliverJob.options, jobId: deliverJobId(notificationId), ...(delay > 0 ? { delay } : {}) },
 });
 
+/**
+ * The job id of the deliver job that sends a notification's deliveries held until `dueAt` (epoch ms:
+ * their local time, or the end of quiet hours): one per notification and due moment, shared by every
+ * device due then — a broadcast over 30 zones makes about 30 jobs, not one per device.
+ */
+export const heldDeliverJobId = (notificationId: string, dueAt: number) => `deliver-${notificationId}-at-${dueAt}`;
+
+/** The delayed deliver job of a notification's deliveries due at `dueAt` (adding it twice is a no-op while it exists). */
+export const heldDeliverJobFor = (notificationId: string, dueAt: number, now = Date.now()) => ({
+  name: deliverJob.name,
+  data: { notificationId } satisfies DeliverJobData,
+  opts: { ...deliverJob.options, jobId: heldDeliverJobId(notificationId, dueAt), delay: Math.max(0, dueAt - now) },
+});
+
 /** The deliver job shared by notifications accepted together, under the id their rows name. */
 export const sharedDeliverJobFor = (jobId: string, notificationIds: string[]) => ({
   name: deliverJob.name,

@@ -42,6 +42,14 @@ export interface SendReadiness {
   hasEnabledProvider: boolean;
 }
 
+/** A project's settings (docs/api.md#project-settings), the defaults when it never wrote any. */
+export interface ProjectSettingsRow {
+  defaultTimezone: string;
+  quietHours: { start: string; end: string } | null;
+}
+
+export const DEFAULT_SETTINGS: ProjectSettingsRow = { defaultTimezone: 'UTC', quietHours: null };
+
 export class ProjectReads {
   constructor(private readonly pool: SqlPool) {}
 
@@ -86,5 +94,17 @@ export class ProjectReads {
       values: [projectId],
     });
     return rows[0]?.enabled ?? null;
+  }
+
+  /** The project's settings, or the defaults. */
+  async settings(projectId: string): Promise<ProjectSettingsRow> {
+    const { rows } = await this.pool.query<{ defaultTimezone: string; start: string | null; end: string | null }>({
+      name: 'herald_settings',
+      text: `SELECT "defaultTimezone", "quietHoursStart" AS "start", "quietHoursEnd" AS "end" FROM "ProjectSettings" WHERE "projectId" = $1::uuid`,
+      values: [projectId],
+    });
+    const row = rows[0];
+    if (!row) return DEFAULT_SETTINGS;
+    return { defaultTimezone: row.defaultTimezone, quietHours: row.start && row.end ? { start: row.start, end: row.end } : null };
   }
 }

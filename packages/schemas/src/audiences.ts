@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deliverAt } from './settings';
 import { audienceFilter } from './audience-filter';
 import { deviceAttributesPatch, setsAttributes } from './device-attributes';
 import { customerUserId } from './devices';
@@ -58,3 +59,14 @@ export const audience = z
     }
   });
 export type Audience = z.infer<typeof audience>;
+
+/**
+ * A count's body: the audience, and optionally the `deliverAt` of a local-time send to preview (how
+ * many devices fall in each delivery hour, how many use the project's default zone).
+ */
+export const audienceCountBody = audience.and(
+  z.object({
+    deliverAt: deliverAt.optional(),
+    ignoreQuietHours: z.boolean({ error: 'ignoreQuietHours must be a boolean' }).optional().describe("Preview without the project's quiet hours"),
+  }),
+);

@@ -3,6 +3,7 @@ import { jsonBytes } from './bytes';
 import { customerUserId } from './devices';
 import { uuid } from './ids';
 import { pushOptionsShape } from './push-options';
+import { deliverAt } from './settings';
 
 const MAX_DATA_BYTES = 3072;
 const MAX_VARIABLES_BYTES = 64 * 1024;
@@ -43,6 +44,11 @@ const sendExtras = {
     .datetime({ offset: true, error: 'sendAt must be an ISO 8601 date-time with an offset, e.g. 2026-12-01T09:00:00+01:00' })
     .optional()
     .describe(`Deliver at this time (at most ${MAX_SCHEDULE_DAYS} days ahead) instead of now; answered with status \`scheduled\``),
+  deliverAt: deliverAt.optional(),
+  ignoreQuietHours: z
+    .boolean({ error: 'ignoreQuietHours must be a boolean' })
+    .optional()
+    .describe("Deliver even inside the project's quiet hours (as `priority: \"high\"` does)"),
 };
 
 export const sendBody = z.object({

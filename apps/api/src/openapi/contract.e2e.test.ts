@@ -50,6 +50,8 @@ describe('every operation, as documented', () => {
     expectStatus(await api.get('/projects', { token }), 200);
     expectStatus(await api.get(`/projects/${projectId}`, { token }), 200);
     expectStatus(await api.get(`/projects/${projectId}/team`, { token }), 200);
+    expectStatus(await api.get(`/projects/${projectId}/settings`, { token }), 200);
+    expectStatus(await api.put(`/projects/${projectId}/settings`, { token, body: { defaultTimezone: 'UTC', quietHours: null } }), 200);
 
     // Invites
     const invitee = uniqueEmail('invitee');

@@ -1,13 +1,13 @@
 import type Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import { Lazy, LoadedByKey, ProjectSnapshots, ProjectVersions, type ApiKeyRow, type ProjectReads, type SendReadiness, type TemplateRow } from '@herald/project-state';
+import { Lazy, LoadedByKey, ProjectSnapshots, ProjectVersions, type ApiKeyRow, type ProjectReads, type ProjectSettingsRow, type SendReadiness, type TemplateRow } from '@herald/project-state';
 
 /** Entries of one kind a snapshot keeps before it starts over (random template ids must not grow it without bound). */
 const SNAPSHOT_MAX_ENTRIES = 1_000;
 
 /** The reads a snapshot loads from (Postgres; tests count them). */
-export type ProjectStateLoaders = Pick<ProjectReads, 'apiKey' | 'template' | 'sendReadiness'>;
+export type ProjectStateLoaders = Pick<ProjectReads, 'apiKey' | 'template' | 'sendReadiness' | 'settings'>;
 
 /** What never changes about an API key (whether it is enabled is read from the project's snapshot). */
 export interface KnownKey {
@@ -23,6 +23,7 @@ export class ProjectSnapshot {
   private readonly apiKeys = new LoadedByKey<string, ApiKeyRow | null>(SNAPSHOT_MAX_ENTRIES);
   private readonly templates = new LoadedByKey<string, TemplateRow | null>(SNAPSHOT_MAX_ENTRIES);
   private readonly readiness: Lazy<SendReadiness>;
+  private readonly projectSettings: Lazy<ProjectSettingsRow>;
 
   constructor(
     readonly projectId: string,
@@ -31,6 +32,7 @@ export class ProjectSnapshot {
     private readonly loaders: ProjectStateLoaders,
   ) {
     this.readiness = new Lazy(() => loaders.sendReadiness(projectId));
+    this.projectSettings = new Lazy(() => loaders.settings(projectId));
   }
 
   /** The API key with this SHA-256 (`null`: no such key). */
@@ -46,6 +48,11 @@ export class ProjectSnapshot {
   /** Whether the project has push enabled and an enabled provider. */
   sendReadiness(): Promise<SendReadiness> {
     return this.readiness.get();
+  }
+
+  /** The project's settings (default zone, quiet hours). */
+  settings(): Promise<ProjectSettingsRow> {
+    return this.projectSettings.get();
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { chunk, isFinalStatus, mergePushOptions, readPushOptions, TemplateRenderError, type CompiledTemplate, type PushOptions } from '@herald/core';
+import { chunk, dueByZone, isFinalStatus, mergePushOptions, readPushOptions, TemplateRenderError, type CompiledTemplate, type PushOptions } from '@herald/core';
 import type { LoadedProvider } from '@herald/db';
 import type { PushProvider, TokenResult } from '@herald/providers';
 import { decide, providerDown, type Attempt, type Decision, type RetryPolicy } from './decide';
@@ -8,7 +8,7 @@ import { stringifyData, toPushMessage, type RenderedNotification } from './messa
 import type { NotificationOutcome, OutcomeWriter } from './outcome-writer';
 import type { ProjectContext, ProjectContexts } from './project-context';
 import type { SendRateLimiter } from './rate-limiter';
-import type { Claimed, DeliveryRepository, DeliveryRow, Finished, NotificationRow, Outcome } from './repository';
+import type { Claimed, DeliveryRepository, DeliveryRow, Finished, NotificationRow, Outcome, PlanItem } from './repository';
 import { Slots } from './slots';
 
 export interface DeliveryDeps {
@@ -27,6 +27,8 @@ export interface DeliveryDeps {
   maxNotificationsInFlight: number;
   /** How often the claims of running jobs are extended (well within the repository's claim duration). */
   claimRenewMs: number;
+  /** Queues the delayed job of each moment a notification's deliveries were held for (local time, quiet hours). */
+  enqueueHeld(held: { notificationId: string; dueAt: number }[]): Promise<void>;
   observe?: DeliveryObserver;
 }
 
@@ -95,7 +97,7 @@ export class RowsHeldElsewhere extends Error {
  */
 export class DeliveryService {
   private readonly loads: GroupCommit<string, NotificationRow | null>;
-  private readonly plans: GroupCommit<{ notificationId: string; claimant: string }, DeliveryRow[]>;
+  private readonly plans: GroupCommit<PlanItem, DeliveryRow[]>;
   private readonly claims: GroupCommit<{ deliveryId: string; claimant: string }, Claimed>;
   /** Notifications being delivered, from their load on: what waits for a place is a job id, not a loaded row. */
   private readonly notifications: Slots;
@@ -117,7 +119,10 @@ export class DeliveryService {
       { concurrency: 2 },
     );
     this.plans = new GroupCommit(async (items) => {
-      const { rows, finished } = await repository.plan(items);
+      const { rows, finished, held } = await repository.plan(items);
+      // Before any of these notifications' rows are sent: a job lost here is found by the sweeper
+      // once its rows are overdue, and the plan is not repeated for rows that exist.
+      if (held.length) await deps.enqueueHeld(held);
       this.reportFinished(finished);
       const byNotification = new Map<string, DeliveryRow[]>();
       for (const r of rows) {
@@ -217,12 +222,24 @@ export class DeliveryService {
       return { rows, held: claimed.filter((r) => r === 'held').length };
     };
     if (work.deliveryIds) return claim(work.deliveryIds);
-    const planned = await this.plans.submit({ notificationId: n.id, claimant: work.claimant });
+    const planned = await this.plans.submit({ notificationId: n.id, claimant: work.claimant, schedule: await this.schedule(n) });
     if (n.status === 'queued') return { rows: planned, held: 0 };
     // Run again (a worker died, a lock stalled): the rows planned earlier that are still pending and due.
     const plannedIds = new Set(planned.map((r) => r.id));
     const earlier = await claim((await this.deps.repository.due(n.id)).filter((id) => !plannedIds.has(id)));
     return { rows: [...planned, ...earlier.rows], held: earlier.held };
+  }
+
+  /**
+   * When a timed notification's devices are due, zone by zone (docs/delivery.md#local-time-and-quiet-hours):
+   * computed once per zone, never per device. A dry run validates at once, but still reports when each
+   * device would have received it.
+   */
+  private async schedule(n: NotificationRow): Promise<PlanItem['schedule']> {
+    if (!n.timing) return undefined;
+    const now = Date.now();
+    const zones = await this.deps.repository.zones(n.id);
+    return dueByZone(n.timing, zones, n.createdAt.getTime(), now).map((z) => ({ ...z, hold: !n.dryRun && z.due > now }));
   }
 
   private async send(n: NotificationRow, providers: LoadedProvider[], rendered: Renderings, rows: DeliveryRow[], log: () => Logger) {

@@ -1,14 +1,16 @@
 import type { Pool } from 'pg';
-import type { DeliveredStatus, PushOptions } from '@herald/core';
+import type { DeliveredStatus, PushOptions, Timing, ZoneDue } from '@herald/core';
 import { arrayLiteral, finalStatus, query, write } from './sql';
 
 /** The statements' texts, in one place: the EXPLAIN test (hot-path.explain.test.ts) plans the same ones. */
 export const DELIVERY_SQL = {
   load: `SELECT "id", "projectId", "templateId", "variables", "data", "imageUrl", "status"::text AS "status", cardinality("userIds") AS "recipients",
-         "options", "dataOnly", "dryRun", "recipientVariables"
+         "options", "dataOnly", "dryRun", "recipientVariables", "timing", "createdAt"
        FROM "Notification" WHERE "id" = ANY($1::uuid[])`,
   plan: `WITH input AS (
          SELECT * FROM unnest($1::uuid[], $2::text[]) AS i("id", "claimant")
+       ), sched AS (
+         SELECT * FROM unnest($4::uuid[], $5::text[], $6::bigint[], $7::boolean[], $8::boolean[]) AS s("id", "zone", "due", "hold", "defaulted")
        ), target AS (
          SELECT n."id", n."projectId", n."userIds", i."claimant" FROM "Notification" n JOIN input i ON i."id" = n."id"
          WHERE n."status" IN ('queued', 'processing')
@@ -21,26 +23,36 @@ export const DELIVERY_SQL = {
          -- Each user's devices, or one row of NULLs for a user without any. Looked up user by user on the
          -- (projectId, userId) index: OFFSET 0 keeps the planner from hashing the whole Device table
          -- instead, which it did for a guessed 10 users per notification.
-         SELECT us."id", us."claimant", us."userId", dv."id" AS "deviceId", dv."platform", dv."deviceToken"
+         SELECT us."id", us."claimant", us."userId", dv."id" AS "deviceId", dv."platform", dv."deviceToken", dv."timezone"
          FROM users us LEFT JOIN LATERAL (
-           SELECT d."id", d."platform", d."deviceToken" FROM "Device" d WHERE d."projectId" = us."projectId" AND d."userId" = us."userId" OFFSET 0
+           SELECT d."id", d."platform", d."deviceToken", d."timezone" FROM "Device" d WHERE d."projectId" = us."projectId" AND d."userId" = us."userId" OFFSET 0
          ) dv ON true
+       ), timed AS (
+         -- A timed notification's devices take their zone's moment ('' stands for devices without a zone).
+         SELECT p.*, to_timestamp(s."due" / 1000.0) AS "notBefore", coalesce(s."hold", false) AS "hold", coalesce(s."defaulted", false) AS "defaulted"
+         FROM pairs p LEFT JOIN sched s ON s."id" = p."id" AND coalesce(s."zone", '') = coalesce(p."timezone", '')
        ), added AS (
-         INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "claimedBy", "claimedUntil", "createdAt", "updatedAt")
-         SELECT herald_uuid_v7(), p."id", p."userId", p."deviceId", p."platform", 'pending', p."claimant", now() + ($3 * interval '1 millisecond'), now(), now()
-         FROM pairs p WHERE p."deviceId" IS NOT NULL
+         INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "claimedBy", "claimedUntil", "nextAttemptAt", "notBefore", "createdAt", "updatedAt")
+         SELECT herald_uuid_v7(), p."id", p."userId", p."deviceId", p."platform", 'pending',
+           CASE WHEN NOT p."hold" THEN p."claimant" END, CASE WHEN NOT p."hold" THEN now() + ($3 * interval '1 millisecond') END,
+           CASE WHEN p."hold" THEN p."notBefore" END, p."notBefore", now(), now()
+         FROM timed p WHERE p."deviceId" IS NOT NULL
          ON CONFLICT DO NOTHING
-         RETURNING "id", "notificationId", "userId", "deviceId"
+         RETURNING "id", "notificationId", "userId", "deviceId", "nextAttemptAt"
        ), nobody AS (
          INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "createdAt", "updatedAt")
          SELECT herald_uuid_v7(), p."id", p."userId", NULL, NULL, 'no_devices', now(), now()
          FROM pairs p WHERE p."deviceId" IS NULL
          ON CONFLICT DO NOTHING
        ), counted AS (
-         SELECT t."id", count(a."id")::int AS "added" FROM target t LEFT JOIN added a ON a."notificationId" = t."id" GROUP BY t."id"
+         SELECT t."id", count(a."id")::int AS "added", count(a."id") FILTER (WHERE tm."defaulted")::int AS "defaulted"
+         FROM target t LEFT JOIN added a ON a."notificationId" = t."id"
+         LEFT JOIN timed tm ON tm."id" = a."notificationId" AND tm."deviceId" = a."deviceId"
+         GROUP BY t."id"
        ), planned AS (
          UPDATE "Notification" n SET
            "devices" = n."devices" + c."added",
+           "defaultZoneDevices" = n."defaultZoneDevices" + c."defaulted",
            "pendingDeliveries" = n."pendingDeliveries" + c."added",
            "status" = CASE WHEN n."pendingDeliveries" + c."added" <= 0 THEN ${finalStatus('n."sent"')} ELSE 'processing' END,
            "completedAt" = CASE WHEN n."pendingDeliveries" + c."added" <= 0 THEN now() ELSE n."completedAt" END,
@@ -49,7 +61,10 @@ export const DELIVERY_SQL = {
          RETURNING n."id", n."projectId", n."status"::text AS "status"
        )
        SELECT 'row' AS "kind", a."id", a."notificationId", a."userId", a."deviceId", p."deviceToken", p."platform", NULL AS "projectId", NULL AS "status"
-       FROM added a JOIN pairs p ON p."id" = a."notificationId" AND p."deviceId" = a."deviceId"
+       FROM added a JOIN pairs p ON p."id" = a."notificationId" AND p."deviceId" = a."deviceId" WHERE a."nextAttemptAt" IS NULL
+       UNION ALL
+       SELECT DISTINCT 'held', a."notificationId", a."notificationId", NULL::text, NULL::uuid, NULL::text, NULL::text, NULL::uuid, (extract(epoch FROM a."nextAttemptAt") * 1000)::bigint::text
+       FROM added a WHERE a."nextAttemptAt" IS NOT NULL
        UNION ALL
        SELECT 'finished', p."id", p."id", NULL, NULL, NULL, NULL, p."projectId", p."status" FROM planned p WHERE p."status" <> 'processing'`,
   claim: `WITH v AS (
@@ -139,6 +154,19 @@ export interface NotificationRow {
   dryRun: boolean;
   /** Personalised bulk: each recipient's variables by user id, merged over `variables`. */
   recipientVariables: Record<string, Record<string, unknown>> | null;
+  /** Local time and quiet hours (docs/delivery.md#local-time-and-quiet-hours); null: every delivery goes when planned. */
+  timing: Timing | null;
+  createdAt: Date;
+}
+
+/**
+ * A notification to plan, for the job that sends it; with `timing`, when its devices are due in each of
+ * their zones (`hold`: not now, left to the delayed job of that moment).
+ */
+export interface PlanItem {
+  notificationId: string;
+  claimant: string;
+  schedule?: (ZoneDue & { hold: boolean })[];
 }
 
 /** A pending delivery this job holds, with its device (null when the device is gone). */
@@ -208,16 +236,30 @@ export class DeliveryRepository {
    * `no_devices` row per user without any device. Idempotent: a row that exists is not created
    * again, so a job run again only adds devices registered since. The counters follow; a
    * notification left with nothing pending (no devices at all) gets its final status here.
-   * Returns the rows created, with their device, and the notifications that finished.
+   * A timed notification's rows (its `schedule`) carry their device zone's `notBefore`; those due
+   * later are created unclaimed with `nextAttemptAt` at that moment, for its delayed job.
+   * Returns the rows created that are due now, with their device, the moments rows were held for,
+   * and the notifications that finished.
    */
-  async plan(items: readonly { notificationId: string; claimant: string }[]): Promise<{ rows: DeliveryRow[]; finished: Finished[] }> {
+  async plan(items: readonly PlanItem[]): Promise<{ rows: DeliveryRow[]; finished: Finished[]; held: { notificationId: string; dueAt: number }[] }> {
+    const sched = { id: [] as string[], zone: [] as (string | null)[], due: [] as number[], hold: [] as boolean[], defaulted: [] as boolean[] };
+    for (const i of items) {
+      for (const z of i.schedule ?? []) {
+        sched.id.push(i.notificationId);
+        sched.zone.push(z.zone);
+        sched.due.push(z.due);
+        sched.hold.push(z.hold);
+        sched.defaulted.push(z.defaulted);
+      }
+    }
     const { rows } = await write<{ kind: string; id: string; notificationId: string; userId: string | null; deviceId: string | null; deviceToken: string | null; platform: string | null; projectId: string | null; status: string | null }>(this.pool, 'herald_plan',
       DELIVERY_SQL.plan,
-      [arrayLiteral(items.map((i) => i.notificationId)), items.map((i) => i.claimant), this.claimMs],
+      [arrayLiteral(items.map((i) => i.notificationId)), items.map((i) => i.claimant), this.claimMs, arrayLiteral(sched.id), sched.zone, arrayLiteral(sched.due), sched.hold, sched.defaulted],
     );
-    const out: { rows: DeliveryRow[]; finished: Finished[] } = { rows: [], finished: [] };
+    const out: { rows: DeliveryRow[]; finished: Finished[]; held: { notificationId: string; dueAt: number }[] } = { rows: [], finished: [], held: [] };
     for (const r of rows) {
-      if (r.kind === 'row') out.rows.push({ id: r.id, notificationId: r.notificationId, userId: r.userId!, deviceId: r.deviceId, attempts: 0, providerConfigId: null, deviceToken: r.deviceToken, platform: r.platform });
+      if (r.kind === 'held') out.held.push({ notificationId: r.id, dueAt: Number(r.status) });
+      else if (r.kind === 'row') out.rows.push({ id: r.id, notificationId: r.notificationId, userId: r.userId!, deviceId: r.deviceId, attempts: 0, providerConfigId: null, deviceToken: r.deviceToken, platform: r.platform });
       else out.finished.push({ notificationId: r.id, projectId: r.projectId!, status: r.status as FinalStatus });
     }
     return out;
@@ -236,6 +278,17 @@ export class DeliveryRepository {
     const byId = new Map<string, Claimed>();
     for (const { held, ...row } of rows) byId.set(row.id, held ? 'held' : row);
     return items.map((i) => byId.get(i.deliveryId) ?? null);
+  }
+
+  /** The distinct zones of the devices of a notification's users (`null`: devices without one). */
+  async zones(notificationId: string): Promise<(string | null)[]> {
+    const { rows } = await query<{ timezone: string | null }>(this.pool, 'herald_zones',
+      `SELECT DISTINCT d."timezone" FROM "Notification" n CROSS JOIN LATERAL unnest(n."userIds") AS u
+       JOIN "Device" d ON d."projectId" = n."projectId" AND d."userId" = u
+       WHERE n."id" = $1::uuid`,
+      [notificationId],
+    );
+    return rows.map((r) => r.timezone);
   }
 
   /**

@@ -68,6 +68,8 @@ export async function warmUpDelivery(options: WarmUpOptions): Promise<WarmUpResu
         dataOnly: false,
         dryRun: false,
         recipientVariables: null,
+        timing: null,
+        createdAt: new Date(0),
       };
       const rendered = render(n, { template, templateOptions: {} });
       const size = Math.min(roundSize, messages - attempted);

@@ -82,7 +82,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel a scheduled notification before it starts
+         * Cancel a scheduled notification before it starts, or a local-time one before its last device is due
          * @description Cancels a notification sent with `sendAt` before its time: it is never delivered.
          */
         post: operations["postPushNotificationsByNotificationIdCancel"];
@@ -539,6 +539,24 @@ export interface paths {
         post?: never;
         /** Remove a member (project_admin; the owner cannot be removed) */
         delete: operations["deleteProjectsByProjectIdMembersByUserId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's settings (default time zone, quiet hours) */
+        get: operations["getProjectsByProjectIdSettings"];
+        /** Change the project's settings (project_admin; fields left out keep their value) */
+        put: operations["putProjectsByProjectIdSettings"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1589,8 +1607,16 @@ export interface components {
             userId: string;
             deviceId: string | null;
             platform: string | null;
-            /** @enum {string} */
-            status: "sent" | "failed" | "no_devices" | "validated";
+            /**
+             * @description `held`: waiting until `notBefore`; `canceled`: held when the notification was canceled
+             * @enum {string}
+             */
+            status: "sent" | "failed" | "no_devices" | "validated" | "held" | "canceled";
+            /**
+             * Format: date-time
+             * @description When a local-time or quiet-hours delivery is (or was) due; absent otherwise
+             */
+            notBefore?: string;
             providerConfigId: string | null;
             providerMessageId: string | null;
             error: string | null;
@@ -1673,7 +1699,20 @@ export interface components {
              * @constant
              */
             dryRun?: true;
+            /** @description A local-time send: each device at this time in its own zone */
+            deliverAt?: {
+                localTime: string;
+            };
             stats: components["schemas"]["NotificationStats"];
+            /** @description A local-time or quiet-hours send: how many devices are (or were) due in each hour */
+            schedule?: {
+                /**
+                 * Format: date-time
+                 * @description The start of the hour (UTC)
+                 */
+                hour: string;
+                devices: number;
+            }[];
             deliveries: components["schemas"]["Delivery"][];
         };
         NotificationStats: {
@@ -1682,6 +1721,10 @@ export interface components {
             sent: number;
             failed: number;
             invalidTokensRemoved: number;
+            /** @description A local-time or quiet-hours send: deliveries held for their local time or until quiet hours end (counted in `devices`, not yet sent) */
+            held?: number;
+            /** @description Devices whose delivery time was computed in the project's `defaultTimezone`, having no `timezone` of their own */
+            defaultZoneDevices?: number;
         };
         NotificationSummary: {
             /** Format: uuid */
@@ -1703,6 +1746,10 @@ export interface components {
              * @constant
              */
             dryRun?: true;
+            /** @description A local-time send: each device at this time in its own zone */
+            deliverAt?: {
+                localTime: string;
+            };
             stats: components["schemas"]["NotificationStats"];
         };
         NotReady: {
@@ -2095,6 +2142,12 @@ export interface operations {
                      * @description Deliver at this time (at most 30 days ahead) instead of now; answered with status `scheduled`
                      */
                     sendAt?: string;
+                    /** @description Each device receives it at the next `localTime` in its own `timezone` (the project's `defaultTimezone` without one), within 24 hours */
+                    deliverAt?: {
+                        localTime: string;
+                    };
+                    /** @description Deliver even inside the project's quiet hours (as `priority: "high"` does) */
+                    ignoreQuietHours?: boolean;
                 };
             };
         };
@@ -2244,6 +2297,12 @@ export interface operations {
                      * @description Deliver at this time (at most 30 days ahead) instead of now; answered with status `scheduled`
                      */
                     sendAt?: string;
+                    /** @description Each device receives it at the next `localTime` in its own `timezone` (the project's `defaultTimezone` without one), within 24 hours */
+                    deliverAt?: {
+                        localTime: string;
+                    };
+                    /** @description Deliver even inside the project's quiet hours (as `priority: "high"` does) */
+                    ignoreQuietHours?: boolean;
                 };
             };
         };
@@ -2701,6 +2760,12 @@ export interface operations {
                     filter?: components["schemas"]["AudienceFilter"];
                     /** @constant */
                     all?: true;
+                    /** @description Each device receives it at the next `localTime` in its own `timezone` (the project's `defaultTimezone` without one), within 24 hours */
+                    deliverAt?: {
+                        localTime: string;
+                    };
+                    /** @description Preview without the project's quiet hours */
+                    ignoreQuietHours?: boolean;
                 };
             };
         };
@@ -2725,6 +2790,19 @@ export interface operations {
                             android: number;
                             ios: number;
                             web: number;
+                        };
+                        /** @description With `deliverAt`: how many devices a local-time send accepted now would reach in each hour */
+                        deliveryHours?: {
+                            /** @description Devices without a timezone: their moment is computed in the project's defaultTimezone */
+                            defaultZoneDevices: number;
+                            hours: {
+                                /**
+                                 * Format: date-time
+                                 * @description The start of the hour (UTC)
+                                 */
+                                hour: string;
+                                devices: number;
+                            }[];
                         };
                     };
                 };
@@ -3851,6 +3929,90 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProjectsByProjectIdSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description IANA zone for devices without a `timezone` (default `UTC`) */
+                        defaultTimezone: string;
+                        quietHours: {
+                            start: string;
+                            end: string;
+                        } | null;
+                        /** @description Null while the project has never written its settings (the defaults apply) */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putProjectsByProjectIdSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description IANA zone for devices without a `timezone` (default `UTC`) */
+                    defaultTimezone?: string;
+                    quietHours?: {
+                        start: string;
+                        end: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description IANA zone for devices without a `timezone` (default `UTC`) */
+                        defaultTimezone: string;
+                        quietHours: {
+                            start: string;
+                            end: string;
+                        } | null;
+                        /** @description Null while the project has never written its settings (the defaults apply) */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -1,6 +1,7 @@
 import type { ApiContainer } from '../../container';
 import { defineRoute, type RouteDefinition } from '../../http/define-route';
 import {
+  audienceCountBody,
   audience,
   audienceCountResponse,
   createSegmentBody,
@@ -41,7 +42,7 @@ export function audienceRoutes(c: ApiContainer): RouteDefinition[] {
         auth: 'keyOrJwt',
         scope: 'devices:read',
         query: projectQuery,
-        body: audience,
+        body: audienceCountBody,
         project: { from: 'query' },
         keepsProjectCache: true,
         rateLimit: { name: 'audience-count', per: 'credential' },

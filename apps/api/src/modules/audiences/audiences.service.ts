@@ -1,5 +1,6 @@
-import { AppError, type AudienceFilter } from '@herald/core';
-import { audienceCountStatement, auditChanges, isUniqueViolation, sqlPool, toAudienceCount, writeAudit, type AuditSource, type Db, type Segment } from '@herald/db';
+import { AppError, deliveryHours, timingOf, type AudienceFilter } from '@herald/core';
+import { ProjectReads } from '@herald/project-state';
+import { audienceCountStatement, audienceSelectStatement, auditChanges, isUniqueViolation, sqlPool, toAudienceCount, writeAudit, type AuditSource, type Db, type Segment } from '@herald/db';
 import type { Audience } from './audiences.schema';
 
 export const SEGMENT_NOT_FOUND = 'Segment not found';
@@ -75,12 +76,24 @@ export class AudiencesService {
     return { message: 'Segment deleted' };
   }
 
-  /** The devices, users and devices per platform an audience holds now. */
-  async count(projectId: string, audience: Audience) {
-    const filter = audience.segmentId ? (await this.find(projectId, audience.segmentId)).filter : audience.filter;
-    const statement = audienceCountStatement(projectId, filter as AudienceFilter | undefined, { path: audience.segmentId ? 'segment.filter' : 'filter' });
-    const { rows } = await sqlPool(this.db).query(statement);
-    return toAudienceCount(rows[0]);
+  /**
+   * The devices, users and devices per platform an audience holds now; with `deliverAt`, how many of
+   * them a local-time send accepted now would reach in each hour (docs/delivery.md#local-time-and-quiet-hours).
+   */
+  async count(projectId: string, audience: Audience & { deliverAt?: { localTime: string }; ignoreQuietHours?: boolean }) {
+    const filter = (audience.segmentId ? (await this.find(projectId, audience.segmentId)).filter : audience.filter) as AudienceFilter | undefined;
+    const options = { path: audience.segmentId ? 'segment.filter' : 'filter' };
+    const { rows } = await sqlPool(this.db).query(audienceCountStatement(projectId, filter, options));
+    const counted = toAudienceCount(rows[0]);
+    if (!audience.deliverAt) return counted;
+    const timing = timingOf({ localTime: audience.deliverAt.localTime, exempt: audience.ignoreQuietHours === true }, await new ProjectReads(sqlPool(this.db)).settings(projectId))!;
+    // Devices per zone: the time arithmetic runs once per zone, not per device.
+    const select = audienceSelectStatement(projectId, filter, { ...options, columns: ['timezone'] });
+    const zones = await sqlPool(this.db).query<{ zone: string | null; devices: number }>({
+      text: `SELECT s."timezone" AS "zone", count(*)::int AS "devices" FROM (${select.text}) s GROUP BY 1`,
+      values: select.values,
+    });
+    return { ...counted, deliveryHours: deliveryHours(timing, zones.rows, Date.now()) };
   }
 
   private async find(projectId: string, segmentId: string) {

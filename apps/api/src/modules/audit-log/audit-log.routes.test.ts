@@ -76,6 +76,7 @@ const AUDITED: Record<string, Sample> = {
     asAdmin(w, { method: 'PUT', path: `/projects/${w.projectId}/segments/${(await segment(w)).id}`, body: { name: 'ios', filter: { field: 'platform', op: 'eq', value: 'ios' } } }),
   'PATCH /projects/{projectId}/segments/{segmentId}': async (w) => asAdmin(w, { method: 'PATCH', path: `/projects/${w.projectId}/segments/${(await segment(w)).id}`, body: { description: 'd' } }),
   'DELETE /projects/{projectId}/segments/{segmentId}': async (w) => asAdmin(w, { method: 'DELETE', path: `/projects/${w.projectId}/segments/${(await segment(w)).id}` }),
+  'PUT /projects/{projectId}/settings': async (w) => asAdmin(w, { method: 'PUT', path: `/projects/${w.projectId}/settings`, body: { defaultTimezone: 'Europe/Berlin', quietHours: { start: '22:00', end: '08:00' } } }),
   'POST /push-config': async (w) => asAdmin(w, { method: 'POST', path: '/push-config', query: inProject(w), body: {} }),
   'PUT /push-config': async (w) => {
     await pushConfig(w);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import DataLoader from 'dataloader';
-import { AppError, chunk, deliverJobFor, MAX_NOTIFICATIONS_PER_JOB, SCHEDULE_AHEAD_MS, sharedDeliverJobFor, sharedDeliverJobId, type PushOptions } from '@herald/core';
+import { AppError, chunk, deliverJobFor, MAX_NOTIFICATIONS_PER_JOB, SCHEDULE_AHEAD_MS, sharedDeliverJobFor, sharedDeliverJobId, type PushOptions, type Timing } from '@herald/core';
 import { isForeignKeyViolation, sqlPool, sqlState, type Db, type SqlPool } from '@herald/db';
 import { PROJECT_NOT_FOUND } from '../../http/access';
 import type { SendInput } from './notifications.schema';
@@ -25,6 +25,8 @@ export interface Draft {
   idempotencyKey?: string;
   /** The deliver job it shares with sends admitted with it (none: its own job). */
   jobId?: string;
+  /** Local time and quiet hours, fixed now (null: every delivery when planned). */
+  timing: Timing | null;
 }
 
 /** A scheduled send due beyond SCHEDULE_AHEAD_MS: written without a job, which the worker's sweeper queues nearer the time. */
@@ -36,7 +38,14 @@ type Variables = Record<string, unknown>;
  * The notification a checked send becomes. `used` keeps the variables the template can read: a
  * variable it never uses is not stored (it would be kept, unread, as long as the notification).
  */
-export function draftOf(projectId: string, input: SendInput, sendAt: Date | undefined, idempotencyKey: string | undefined, used: (vars: Variables) => Variables = (v) => v): Draft {
+export function draftOf(
+  projectId: string,
+  input: SendInput,
+  sendAt: Date | undefined,
+  idempotencyKey: string | undefined,
+  used: (vars: Variables) => Variables = (v) => v,
+  timing: Timing | null = null,
+): Draft {
   const recipients = input.personalised ? input.recipients : [...new Map(input.recipients.map((r) => [r.userId, r])).values()];
   const recipientVariables = input.personalised
     ? Object.fromEntries(recipients.map((r) => [r.userId, used(r.variables ?? {})] as const).filter(([, v]) => Object.keys(v).length))
@@ -56,6 +65,7 @@ export function draftOf(projectId: string, input: SendInput, sendAt: Date | unde
     sendAt,
     bulk: input.bulk,
     idempotencyKey,
+    timing,
   };
 }
 
@@ -194,15 +204,16 @@ export class Admissions {
         d.sendAt ?? null,
         d.sendAt ? 'scheduled' : 'queued',
         d.jobId ?? null,
+        json(d.timing ?? undefined),
         !queuedLater(d, now),
       );
       const $ = (i: number) => `$${at + i}`;
-      return `(${$(1)}::uuid, ${$(2)}::uuid, ${$(3)}::uuid, ${$(4)}::text[], ${$(5)}::jsonb, ${$(6)}::jsonb, ${$(7)}, ${$(8)}::int, ${$(9)}::boolean, ${$(10)}, ${$(11)}::jsonb, ${$(12)}::boolean, ${$(13)}::boolean, ${$(14)}::jsonb, ${$(15)}::timestamptz, ${$(16)}::"NotificationStatus", ${$(17)}, CASE WHEN ${$(18)}::boolean THEN now() END, now(), now())`;
+      return `(${$(1)}::uuid, ${$(2)}::uuid, ${$(3)}::uuid, ${$(4)}::text[], ${$(5)}::jsonb, ${$(6)}::jsonb, ${$(7)}, ${$(8)}::int, ${$(9)}::boolean, ${$(10)}, ${$(11)}::jsonb, ${$(12)}::boolean, ${$(13)}::boolean, ${$(14)}::jsonb, ${$(15)}::timestamptz, ${$(16)}::"NotificationStatus", ${$(17)}, ${$(18)}::jsonb, CASE WHEN ${$(19)}::boolean THEN now() END, now(), now())`;
     });
     const { rows: inserted } = await this.pool.query<{ id: string }>({
       name: drafts.length <= PREPARED_UP_TO_ROWS ? `herald_admit_${drafts.length}` : undefined,
       text: `INSERT INTO "Notification" ("id", "projectId", "templateId", "userIds", "variables", "data", "imageUrl", "recipients", "bulk", "idempotencyKey",
-         "options", "dataOnly", "dryRun", "recipientVariables", "sendAt", "status", "jobId", "enqueuedAt", "createdAt", "updatedAt")
+         "options", "dataOnly", "dryRun", "recipientVariables", "sendAt", "status", "jobId", "timing", "enqueuedAt", "createdAt", "updatedAt")
        VALUES ${rows.join(', ')}
        ON CONFLICT ("projectId", "idempotencyKey") DO NOTHING
        RETURNING "id"`,

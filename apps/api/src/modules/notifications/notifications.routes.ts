@@ -23,6 +23,8 @@ function sendInput(body: SendBody | BulkBody, recipients: SendInput['recipients'
     dataOnly: body.dataOnly,
     dryRun: body.dryRun,
     sendAt: body.sendAt,
+    deliverAt: body.deliverAt,
+    ignoreQuietHours: body.ignoreQuietHours,
     bulk,
     personalised,
   };
@@ -114,7 +116,7 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
       {
         method: 'post',
         path: '/push/notifications/:notificationId/cancel',
-        summary: 'Cancel a scheduled notification before it starts',
+        summary: 'Cancel a scheduled notification before it starts, or a local-time one before its last device is due',
         tags,
         auth: 'keyOrJwt',
         scope: 'send',

@@ -29,6 +29,11 @@ export const acceptedResponse = z.object({
 });
 export const acceptedBulkResponse = acceptedResponse.extend({ recipients: z.number().int() });
 
+const stats = notificationStats.extend({
+  held: z.number().int().optional().describe('A local-time or quiet-hours send: deliveries held for their local time or until quiet hours end (counted in `devices`, not yet sent)'),
+  defaultZoneDevices: z.number().int().optional().describe("Devices whose delivery time was computed in the project's `defaultTimezone`, having no `timezone` of their own"),
+});
+
 export const notificationSummary = z.object({
   id: z.uuid(),
   status: z.enum(NOTIFICATION_STATUSES),
@@ -37,16 +42,22 @@ export const notificationSummary = z.object({
   completedAt: z.iso.datetime().nullable(),
   sendAt: z.iso.datetime().optional().describe('When a scheduled send is (or was) due; absent for an immediate send'),
   dryRun: z.literal(true).optional().describe('Present for a dry run: `stats.sent` counts the messages FCM validated'),
-  stats: notificationStats,
+  deliverAt: z.object({ localTime: z.string() }).optional().describe('A local-time send: each device at this time in its own zone'),
+  stats,
 });
 
 export const notificationResponse = notificationSummary.extend({
+  schedule: z
+    .array(z.object({ hour: z.iso.datetime().describe('The start of the hour (UTC)'), devices: z.number().int() }))
+    .optional()
+    .describe('A local-time or quiet-hours send: how many devices are (or were) due in each hour'),
   deliveries: z.array(
     z.object({
       userId: z.string(),
       deviceId: z.uuid().nullable(),
       platform: z.string().nullable(),
-      status: z.enum(['sent', 'failed', 'no_devices', 'validated']),
+      status: z.enum(['sent', 'failed', 'no_devices', 'validated', 'held', 'canceled']).describe('`held`: waiting until `notBefore`; `canceled`: held when the notification was canceled'),
+      notBefore: z.iso.datetime().optional().describe('When a local-time or quiet-hours delivery is (or was) due; absent otherwise'),
       providerConfigId: z.uuid().nullable(),
       providerMessageId: z.string().nullable(),
       error: z.string().nullable(),
@@ -74,6 +85,10 @@ export interface SendInput {
   dryRun?: boolean;
   /** ISO 8601 with offset: deliver then. */
   sendAt?: string;
+  /** Each device at the next `localTime` in its own zone. */
+  deliverAt?: { localTime: string };
+  /** Deliver inside quiet hours too. */
+  ignoreQuietHours?: boolean;
   bulk: boolean;
   /** Sent with `recipients` (personalised bulk): missing variables are reported per recipient. */
   personalised: boolean;

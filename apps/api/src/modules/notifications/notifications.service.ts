@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import { AppError, deliverJobId } from '@herald/core';
+import { AppError, deliverJobId, heldDeliverJobId, isFinalStatus, readPushOptions, timingOf, type Timing } from '@herald/core';
 import { notificationEvent, writeAudit, type AuditSource, type Db, type Notification, type WebhookEvents } from '@herald/db';
 import { page } from '../../http/pagination';
 import type { ProjectSnapshot } from '../../project-cache/project-cache';
@@ -8,8 +8,8 @@ import { precheck, scheduleTime } from './notifications.checks';
 import type { SendInput } from './notifications.schema';
 import { NOTIFICATION_READ_SQL } from './notifications.sql';
 
-/** A settled delivery as a notification's read shows it. */
-interface DeliveryView {
+/** A delivery as a notification's read finds it: settled, or held for its moment. */
+type DeliveryView = {
   userId: string;
   deviceId: string | null;
   platform: string | null;
@@ -17,7 +17,8 @@ interface DeliveryView {
   providerConfigId: string | null;
   providerMessageId: string | null;
   error: string | null;
-}
+  notBefore: Date | null;
+};
 
 export type { Recipient, SendInput } from './notifications.schema';
 
@@ -37,18 +38,40 @@ const accepted = (n: Pick<Notification, 'id' | 'bulk' | 'recipients' | 'sendAt'>
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-type SummaryFields = 'id' | 'status' | 'templateId' | 'createdAt' | 'completedAt' | 'recipients' | 'devices' | 'sent' | 'failed' | 'invalidTokensRemoved' | 'sendAt' | 'dryRun';
+type SummaryFields = 'id' | 'status' | 'templateId' | 'createdAt' | 'completedAt' | 'recipients' | 'devices' | 'sent' | 'failed' | 'invalidTokensRemoved' | 'sendAt' | 'dryRun' | 'timing' | 'defaultZoneDevices';
 
-const toSummary = (n: Pick<Notification, SummaryFields>) => ({
-  id: n.id,
-  status: n.status,
-  templateId: n.templateId,
-  createdAt: n.createdAt.toISOString(),
-  completedAt: iso(n.completedAt),
-  stats: { recipients: n.recipients, devices: n.devices, sent: n.sent, failed: n.failed, invalidTokensRemoved: n.invalidTokensRemoved },
-  // Beyond the spec's fields: present only for the sends that use them.
-  ...(n.sendAt ? { sendAt: n.sendAt.toISOString() } : {}),
-  ...(n.dryRun ? { dryRun: true as const } : {}),
+const timingOfRow = (n: Pick<Notification, 'timing'>) => n.timing as Timing | null;
+
+const toSummary = (n: Pick<Notification, SummaryFields>, held = 0) => {
+  const localTime = timingOfRow(n)?.localTime;
+  return {
+    id: n.id,
+    status: n.status,
+    templateId: n.templateId,
+    createdAt: n.createdAt.toISOString(),
+    completedAt: iso(n.completedAt),
+    stats: {
+      recipients: n.recipients,
+      devices: n.devices,
+      sent: n.sent,
+      failed: n.failed,
+      invalidTokensRemoved: n.invalidTokensRemoved,
+      // Only for the sends timed by local time or quiet hours.
+      ...(n.timing ? { held, defaultZoneDevices: n.defaultZoneDevices } : {}),
+    },
+    // Beyond the spec's fields: present only for the sends that use them.
+    ...(n.sendAt ? { sendAt: n.sendAt.toISOString() } : {}),
+    ...(n.dryRun ? { dryRun: true as const } : {}),
+    ...(localTime ? { deliverAt: { localTime } } : {}),
+  };
+};
+
+/** A delivery as the API shows it: a pending one is `held` until its moment (`canceled` if its notification was). */
+const toDelivery = (status: Notification['status'], { notBefore, ...d }: { status: string; notBefore: Date | null } & Record<string, unknown>) => ({
+  ...d,
+  status: d.status === 'pending' ? (status === 'canceled' ? 'canceled' : 'held') : d.status,
+  // Only for deliveries timed by local time or quiet hours.
+  ...(notBefore ? { notBefore: notBefore.toISOString() } : {}),
 });
 
 /**
@@ -81,9 +104,10 @@ export class NotificationService {
       if (replay) return replay;
     }
     const sendAt = scheduleTime(input.sendAt);
+    if (sendAt && input.deliverAt) throw AppError.badRequest('Give either sendAt or deliverAt, not both', [{ path: 'deliverAt', message: 'not with sendAt' }]);
     const template = await precheck(state, input);
     if (sendAt) await this.checkScheduledRoom(projectId);
-    const draft = draftOf(projectId, input, sendAt, idempotencyKey, (vars) => template.used(vars));
+    const draft = draftOf(projectId, input, sendAt, idempotencyKey, (vars) => template.used(vars), await this.timing(state, input));
     if ((await this.admissions.admit(draft)) === 'duplicate') {
       // The same key raced us: the first request wins and this one answers like it.
       const replay = await this.replay(projectId, idempotencyKey!);
@@ -104,6 +128,16 @@ export class NotificationService {
     if (scheduled >= this.maxScheduled) throw AppError.conflict(tooManyScheduled(this.maxScheduled));
   }
 
+  /**
+   * The send's timing under the project's settings now: its local time, and quiet hours unless it
+   * is exempt (`priority: "high"`, its own or its template's, or `ignoreQuietHours`).
+   */
+  private async timing(state: ProjectSnapshot, input: SendInput): Promise<Timing | null> {
+    const [settings, template] = await Promise.all([state.settings(), state.template(input.templateId)]);
+    const priority = input.options.priority ?? readPushOptions(template?.options).priority;
+    return timingOf({ localTime: input.deliverAt?.localTime, exempt: priority === 'high' || input.ignoreQuietHours === true }, settings);
+  }
+
   /** The first answer for this key within 24 h; an older key is released for reuse. */
   private async replay(projectId: string, idempotencyKey: string) {
     const previous = await this.db.notification.findUnique({ where: { projectId_idempotencyKey: { projectId, idempotencyKey } } });
@@ -114,25 +148,41 @@ export class NotificationService {
   }
 
   /**
-   * Cancels a scheduled notification: it never starts. One transition, in one place: a notification
+   * Cancels a scheduled notification: it never starts. A local-time or quiet-hours notification can
+   * also be canceled while any of its deliveries is held: those are never sent. One transition, in one place: a notification
    * that a worker has already started (or that was never scheduled) is a 409.
    */
   async cancel(projectId: string, id: string, source: AuditSource) {
     const count = await this.db.$transaction(async (tx) => {
-      const canceled = await tx.notification.updateMany({ where: { id, projectId, status: 'scheduled' }, data: { status: 'canceled', completedAt: new Date() } });
-      if (canceled.count) {
-        await writeAudit(tx, source, { projectId, action: 'notification.canceled', target: { type: 'notification', id }, changes: { status: { before: 'scheduled', after: 'canceled' } } });
+      const [before] = await tx.$queryRaw<{ status: string }[]>`
+        SELECT "status"::text AS "status" FROM "Notification" WHERE "id" = ${id}::uuid AND "projectId" = ${projectId}::uuid FOR UPDATE`;
+      // A local-time (or quiet-hours) notification being delivered can be canceled while a delivery is
+      // still held: what was sent stays sent, the held ones are never sent.
+      const canceled = await tx.$executeRaw`
+        UPDATE "Notification" n SET "status" = 'canceled', "completedAt" = now(), "updatedAt" = now()
+        WHERE n."id" = ${id}::uuid AND n."projectId" = ${projectId}::uuid
+          AND (n."status" = 'scheduled' OR (n."status" IN ('queued', 'processing') AND n."timing" IS NOT NULL AND EXISTS (
+            SELECT 1 FROM "Delivery" d WHERE d."notificationId" = n."id" AND d."status" = 'pending' AND d."notBefore" > now())))`;
+      if (canceled) {
+        await writeAudit(tx, source, { projectId, action: 'notification.canceled', target: { type: 'notification', id }, changes: { status: { before: before?.status, after: 'canceled' } } });
       }
-      return canceled.count;
+      return canceled;
     });
     const n = await this.db.notification.findFirst({ where: { id, projectId } });
     if (!n) throw AppError.notFound(NOTIFICATION_NOT_FOUND);
     if (!count) throw AppError.conflict(`${NOT_SCHEDULED} (this one is ${n.status})`);
-    // The delayed job would find the notification canceled and do nothing; removing it spares that.
-    await this.queue
-      .getJob(deliverJobId(id))
-      .then((job) => job?.remove())
-      .catch(() => undefined);
+    // The delayed jobs would find the notification canceled and do nothing; removing them spares that.
+    const held = await this.db.$queryRaw<{ due: bigint }[]>`
+      SELECT DISTINCT (extract(epoch FROM "nextAttemptAt") * 1000)::bigint AS "due" FROM "Delivery"
+      WHERE "notificationId" = ${id}::uuid AND "status" = 'pending' AND "notBefore" IS NOT NULL AND "nextAttemptAt" IS NOT NULL`;
+    await Promise.all(
+      [deliverJobId(id), ...held.map((h) => heldDeliverJobId(id, Number(h.due)))].map((jobId) =>
+        this.queue
+          .getJob(jobId)
+          .then((job) => job?.remove())
+          .catch(() => undefined),
+      ),
+    );
     // Best effort here: if it fails, the worker's webhook sweeper emits the event for the final status.
     await this.webhookEvents?.emit(projectId, [notificationEvent(n)]).catch(() => undefined);
     return toSummary(n);
@@ -141,8 +191,20 @@ export class NotificationService {
   async get(projectId: string, id: string) {
     const [n] = await this.db.$queryRawUnsafe<Pick<Notification, SummaryFields>[]>(NOTIFICATION_READ_SQL.notification, id, projectId);
     if (!n) throw AppError.notFound(NOTIFICATION_NOT_FOUND);
-    const deliveries = await this.db.$queryRawUnsafe<DeliveryView[]>(NOTIFICATION_READ_SQL.deliveries, id);
-    return { ...toSummary(n), deliveries };
+    const rows = await this.db.$queryRawUnsafe<DeliveryView[]>(NOTIFICATION_READ_SQL.deliveries, id);
+    const now = Date.now();
+    // A pending row whose moment has come is being sent: it shows once it has its outcome.
+    const deliveries = rows.filter((d) => d.status !== 'pending' || n.status === 'canceled' || d.notBefore!.getTime() > now).map((d) => toDelivery(n.status, d));
+    const held = n.status === 'canceled' ? 0 : deliveries.filter((d) => d.status === 'held').length;
+    return { ...toSummary(n, held), ...(n.timing ? { schedule: await this.schedule(id) } : {}), deliveries };
+  }
+
+  /** How many of a timed notification's devices are (or were) due in each hour. */
+  private async schedule(notificationId: string) {
+    const rows = await this.db.$queryRaw<{ hour: Date; devices: number }[]>`
+      SELECT date_trunc('hour', "notBefore") AS "hour", count(*)::int AS "devices" FROM "Delivery"
+      WHERE "notificationId" = ${notificationId}::uuid AND "notBefore" IS NOT NULL GROUP BY 1 ORDER BY 1`;
+    return rows.map((r) => ({ hour: r.hour.toISOString(), devices: r.devices }));
   }
 
   async list(projectId: string, p: { page: number; limit: number }) {
@@ -150,6 +212,16 @@ export class NotificationService {
       this.db.notification.findMany({ where: { projectId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (p.page - 1) * p.limit, take: p.limit }),
       this.db.notification.count({ where: { projectId } }),
     ]);
-    return page(rows.map(toSummary), total, p);
+    const held = await this.heldCounts(rows.filter((n) => n.timing && !isFinalStatus(n.status)).map((n) => n.id));
+    return page(rows.map((n) => toSummary(n, held.get(n.id))), total, p);
+  }
+
+  /** Deliveries still held for their moment, by notification (only timed notifications have any). */
+  private async heldCounts(ids: string[]): Promise<Map<string, number>> {
+    if (!ids.length) return new Map();
+    const rows = await this.db.$queryRaw<{ id: string; held: number }[]>`
+      SELECT "notificationId" AS "id", count(*)::int AS "held" FROM "Delivery"
+      WHERE "notificationId" = ANY(${ids}::uuid[]) AND "status" = 'pending' AND "notBefore" > now() GROUP BY 1`;
+    return new Map(rows.map((r) => [r.id, r.held]));
   }
 }
