@@ -169,6 +169,7 @@ const SAMPLES: Record<string, (w: World) => Record<string, unknown>> = {
   'POST /projects/accept-invite': () => ({ token: 'a'.repeat(43), firstName: 'Ada', lastName: 'Lovelace', password: PASSWORD }),
   'POST /projects/:projectId/api-keys': () => ({ name: unique('key') }),
   'PATCH /projects/:projectId/api-keys/:keyId': () => ({ name: unique('key'), enabled: true }),
+  'PUT /projects/:projectId/settings': () => ({ defaultTimezone: 'Europe/Berlin', quietHours: { start: '22:00', end: '08:00' } }),
   'POST /push-templates/preview': (w) => ({ templateId: w.templateId, projectId: w.projectId, variables: { name: 'Ada' } }),
   'POST /push-templates': (w) => ({ projectId: w.projectId, name: unique('tpl'), title: 'Hello {{name}}', body: 'Body {{count}}', data: { screen: 'inbox' } }),
   'PUT /push-templates/:id': () => ({ name: unique('tpl'), title: 'Hello {{name}}', body: 'Body', data: { screen: 'inbox' } }),
