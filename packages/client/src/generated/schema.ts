@@ -1115,7 +1115,13 @@ export interface webhooks {
                                 /** Format: date-time */
                                 createdAt: string;
                                 completedAt: string | null;
-                                stats: components["schemas"]["NotificationStats"];
+                                stats: {
+                                    recipients: number;
+                                    devices: number;
+                                    sent: number;
+                                    failed: number;
+                                    invalidTokensRemoved: number;
+                                };
                             };
                         };
                     };
@@ -1191,7 +1197,13 @@ export interface webhooks {
                                 /** Format: date-time */
                                 createdAt: string;
                                 completedAt: string | null;
-                                stats: components["schemas"]["NotificationStats"];
+                                stats: {
+                                    recipients: number;
+                                    devices: number;
+                                    sent: number;
+                                    failed: number;
+                                    invalidTokensRemoved: number;
+                                };
                             };
                         };
                     };
@@ -1267,7 +1279,13 @@ export interface webhooks {
                                 /** Format: date-time */
                                 createdAt: string;
                                 completedAt: string | null;
-                                stats: components["schemas"]["NotificationStats"];
+                                stats: {
+                                    recipients: number;
+                                    devices: number;
+                                    sent: number;
+                                    failed: number;
+                                    invalidTokensRemoved: number;
+                                };
                             };
                         };
                     };
@@ -1343,7 +1361,13 @@ export interface webhooks {
                                 /** Format: date-time */
                                 createdAt: string;
                                 completedAt: string | null;
-                                stats: components["schemas"]["NotificationStats"];
+                                stats: {
+                                    recipients: number;
+                                    devices: number;
+                                    sent: number;
+                                    failed: number;
+                                    invalidTokensRemoved: number;
+                                };
                             };
                         };
                     };
