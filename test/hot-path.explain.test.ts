@@ -89,7 +89,8 @@ async function workerStatements(): Promise<PlannedStatement[]> {
   const each = <T>(n: number, v: T) => Array.from({ length: n }, () => v);
   return [
     { name: 'load', text: DELIVERY_SQL.load, values: [arrayLiteral(inFlight)] },
-    { name: 'plan', text: DELIVERY_SQL.plan, values: [arrayLiteral(inFlight), claimants(inFlight.length), 60_000] },
+    // With one zone's moment (a local-time send), as the worker passes them: $4–$8 per notification and zone.
+    { name: 'plan', text: DELIVERY_SQL.plan, values: [arrayLiteral(inFlight), claimants(inFlight.length), 60_000, arrayLiteral([inFlight[0]]), ['Europe/Berlin'], arrayLiteral([Date.now()]), [true], [false]] },
     { name: 'claim', text: DELIVERY_SQL.claim, values: [arrayLiteral(pending), claimants(pending.length), 60_000] },
     { name: 'due', text: DELIVERY_SQL.due, values: [inFlight[0]] },
     { name: 'renewClaims', text: DELIVERY_SQL.renewClaims, values: [arrayLiteral(pending), claimants(pending.length), 60_000] },
