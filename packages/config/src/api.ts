@@ -45,6 +45,8 @@ const apiSchema = z.object({
   RATE_LIMIT_USER_ATTRIBUTES: intFrom(60, 1),
   RATE_LIMIT_USER_ATTRIBUTES_BULK: intFrom(10, 1),
   RATE_LIMIT_AUDIENCE_COUNT: intFrom(60, 1),
+  /** POST /push/events requests (up to 1,000 events each) per credential per minute; 0: off. */
+  RATE_LIMIT_EVENTS: intFrom(600, 0),
   /** API keys a project may hold. */
   API_KEYS_PER_PROJECT: intFrom(100, 1),
   /** How long a client may take to send a request's headers, and the whole request (Node's headersTimeout / requestTimeout). */
@@ -81,6 +83,8 @@ export interface ApiConfig extends CommonConfig {
     userAttributes: number;
     userAttributesBulk: number;
     audienceCount: number;
+    /** Per credential per minute; 0: off. */
+    events: number;
   };
   apiKeysPerProject: number;
   http: { headersTimeoutMs: number; requestTimeoutMs: number };
@@ -136,6 +140,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
       userAttributes: e.RATE_LIMIT_USER_ATTRIBUTES,
       userAttributesBulk: e.RATE_LIMIT_USER_ATTRIBUTES_BULK,
       audienceCount: e.RATE_LIMIT_AUDIENCE_COUNT,
+      events: e.RATE_LIMIT_EVENTS,
     },
     apiKeysPerProject: e.API_KEYS_PER_PROJECT,
     http: { headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { NOTIFICATION_STATUSES, notificationStats, type PushOptions } from '@herald/core';
 import { uuid } from '@herald/schemas';
+import { engagementFunnel } from '../engagement/engagement.schema';
 import { paginationQuery } from '../../http/pagination';
 
 // The request bodies, which the dashboard validates with too, are defined in @herald/schemas.
@@ -41,6 +42,7 @@ export const notificationSummary = z.object({
 });
 
 export const notificationResponse = notificationSummary.extend({
+  engagement: engagementFunnel,
   deliveries: z.array(
     z.object({
       userId: z.string(),

@@ -1,13 +1,16 @@
 import type { Queue } from 'bullmq';
-import { AppError, deliverJobId } from '@herald/core';
+import { AppError, deliverJobId, readPushOptions } from '@herald/core';
 import { notificationEvent, type Db, type Notification, type WebhookEvents } from '@herald/db';
 import { page } from '../../http/pagination';
+import { funnelOf } from '../engagement/engagement.service';
 import type { ProjectSnapshot } from '../../project-cache/project-cache';
 import { Admissions, draftOf } from './notifications.admission';
 import { precheck, scheduleTime } from './notifications.checks';
 import type { SendInput } from './notifications.schema';
 
 export type { Recipient, SendInput } from './notifications.schema';
+
+const NO_ENGAGEMENT = { received: 0, opened: 0, clicked: 0, dismissed: 0 };
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 
@@ -35,6 +38,16 @@ const toSummary = (n: Notification) => ({
   ...(n.sendAt ? { sendAt: n.sendAt.toISOString() } : {}),
   ...(n.dryRun ? { dryRun: true as const } : {}),
 });
+
+/**
+ * The template's analytics label written into a send that names none: the label FCM gets and the one
+ * the daily series count under stay the send's, whatever the template says by the time it is delivered.
+ */
+async function withTemplateLabel(state: ProjectSnapshot, input: SendInput): Promise<SendInput> {
+  if (input.options.analyticsLabel) return input;
+  const label = readPushOptions((await state.template(input.templateId))?.options).analyticsLabel;
+  return label ? { ...input, options: { ...input.options, analyticsLabel: label } } : input;
+}
 
 /**
  * Accepts sends: validates everything that can be known before delivery, writes the notification
@@ -65,7 +78,7 @@ export class NotificationService {
     }
     const sendAt = scheduleTime(input.sendAt);
     await precheck(state, input);
-    const draft = draftOf(projectId, input, sendAt, idempotencyKey);
+    const draft = draftOf(projectId, await withTemplateLabel(state, input), sendAt, idempotencyKey);
     if ((await this.admissions.admit(draft)) === 'duplicate') {
       // The same key raced us: the first request wins and this one answers like it.
       const replay = await this.replay(projectId, idempotencyKey!);
@@ -107,6 +120,7 @@ export class NotificationService {
     const n = await this.db.notification.findFirst({
       where: { id, projectId },
       include: {
+        engagement: { select: { received: true, opened: true, clicked: true, dismissed: true } },
         deliveries: {
           where: { status: { not: 'pending' } },
           orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
@@ -115,7 +129,7 @@ export class NotificationService {
       },
     });
     if (!n) throw AppError.notFound(NOTIFICATION_NOT_FOUND);
-    return { ...toSummary(n), deliveries: n.deliveries };
+    return { ...toSummary(n), engagement: funnelOf(n.engagement ?? NO_ENGAGEMENT, n.dryRun ? 0 : n.sent), deliveries: n.deliveries };
   }
 
   async list(projectId: string, p: { page: number; limit: number }) {
