@@ -26,6 +26,8 @@ export const engagementTable: IsolationTable = {
       body: (ids) => ({ events: [{ deliveryId: ids.engagementDeliveryId, type: 'opened' }] }),
       acceptsKey: true,
     },
+    { name: '/push/notifications/{id}/events?projectId=victim', method: 'GET', path: (ids) => `/push/notifications/${ids.engagementNotificationId}/events`, query: victimProject, acceptsKey: true },
+    { name: '/push/notifications/{id}/events in the own project', method: 'GET', path: (ids) => `/push/notifications/${ids.engagementNotificationId}/events`, query: (ids) => ({ projectId: ids.strangerProjectId }), acceptsKey: true },
     { name: "/push-templates/{id}/engagement of the victim's template", method: 'GET', path: (ids) => `/push-templates/${ids.engagementTemplateId}/engagement`, acceptsKey: true },
     { name: '/push/analytics-labels/{label}/engagement?projectId=victim', method: 'GET', path: () => '/push/analytics-labels/victim-label/engagement', query: victimProject, acceptsKey: true },
   ],

@@ -13,6 +13,7 @@ import { ProvidersPage } from './pages/providers';
 import { DevicesPage } from './pages/devices';
 import { SendPage } from './pages/send';
 import { TeamPage } from './pages/team';
+import { TemplateEngagementPage } from './pages/template-engagement';
 import { TemplateEditorPage, TemplatesPage } from './pages/templates';
 
 /** One route table. Client paths never collide with the API's (those are served before this page). */
@@ -41,6 +42,7 @@ export const router = createBrowserRouter([
               { path: 'templates', element: <TemplatesPage /> },
               { path: 'templates/new', element: <TemplateEditorPage /> },
               { path: 'templates/:templateId', element: <TemplateEditorPage /> },
+              { path: 'templates/:templateId/engagement', element: <TemplateEngagementPage /> },
               { path: 'devices', element: <DevicesPage /> },
               { path: 'providers', element: <ProvidersPage /> },
               { path: 'keys', element: <ApiKeysPage /> },

@@ -148,6 +148,7 @@ describe('every operation, as documented', () => {
     expectStatus(reported, 200);
     expect(reported.body.refused).toHaveLength(1);
     expectStatus(await api.get(`/push-templates/${template.id}/engagement`, { apiKey }), 200);
+    expectStatus(await api.get(`/push/notifications/${send.notificationId}/events`, { apiKey }), 200);
     expectStatus(await api.get('/push/analytics-labels/orders/engagement', jwt), 200);
     const overview = await api.get(`/projects/${projectId}/overview`, { token });
     expectStatus(overview, 200);

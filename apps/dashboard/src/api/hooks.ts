@@ -77,6 +77,8 @@ export const usePreview = (projectId: string, templateId: string | undefined, va
     enabled: !!templateId,
     placeholderData: keepPreviousData,
   });
+export const useTemplateEngagement = (projectId: string, templateId: string) =>
+  useQuery({ queryKey: queryKeys.templateEngagement(projectId, templateId), queryFn: () => call(api.GET('/push-templates/{id}/engagement', { params: { path: { id: templateId } } })) });
 export const exportTemplates = (projectId: string) => call(api.GET('/push-templates/export/{projectId}', { params: { path: { projectId } } }));
 export const useImportTemplates = (projectId: string) =>
   useWrite(({ file, mode }: { file: File; mode: 'skip' | 'overwrite' }) => {
@@ -138,3 +140,6 @@ export const useNotification = (projectId: string, notificationId: string | unde
     // Followed until it is final.
     refetchInterval: (q) => (isFinal(q.state.data?.status) ? false : 1000),
   });
+/** A notification's deliveries with their events, for its CSV export. */
+export const fetchDeliveryEvents = (projectId: string, notificationId: string) =>
+  call(api.GET('/push/notifications/{notificationId}/events', { params: { path: { notificationId }, query: { projectId } } }));

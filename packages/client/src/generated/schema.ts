@@ -851,6 +851,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/push/notifications/{notificationId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A notification's deliveries with the events reported for each (the dashboard's CSV export) */
+        get: operations["getPushNotificationsByNotificationIdEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/push-templates/{id}/engagement": {
         parameters: {
             query?: never;
@@ -1722,6 +1739,28 @@ export interface components {
             providerConfigId: string | null;
             providerMessageId: string | null;
             error: string | null;
+        };
+        /** @description A delivery with the events reported for it. */
+        DeliveryWithEvents: {
+            /**
+             * Format: uuid
+             * @description The delivery id (`herald_delivery_id` in the message)
+             */
+            id: string;
+            userId: string;
+            deviceId: string | null;
+            platform: string | null;
+            /** @enum {string} */
+            status: "sent" | "failed" | "no_devices" | "validated";
+            error: string | null;
+            /** @description In the order they happened */
+            events: {
+                /** @enum {string} */
+                type: "received" | "opened" | "clicked" | "dismissed";
+                /** Format: date-time */
+                at: string;
+                action: string | null;
+            }[];
         };
         Device: {
             /** Format: uuid */
@@ -5147,6 +5186,36 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPushNotificationsByNotificationIdEvents: {
+        parameters: {
+            query?: {
+                /** @description The project. Required with a bearer token; with an API key the key's project is used (naming another project is a 403). */
+                projectId?: string;
+            };
+            header?: never;
+            path: {
+                notificationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryWithEvents"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

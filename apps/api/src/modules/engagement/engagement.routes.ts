@@ -1,7 +1,7 @@
 import type { ApiContainer } from '../../container';
 import { defineRoute, type RouteDefinition } from '../../http/define-route';
 import { TEMPLATE_NOT_FOUND } from '../templates/templates.service';
-import { eventsBody, eventsResponse, labelSeriesParams, projectQuery, seriesResponse, templateSeriesParams } from './engagement.schema';
+import { deliveryEventsResponse, eventsBody, eventsResponse, labelSeriesParams, notificationParams, projectQuery, seriesResponse, templateSeriesParams } from './engagement.schema';
 import { EngagementService } from './engagement.service';
 
 export function engagementRoutes(c: ApiContainer): RouteDefinition[] {
@@ -26,6 +26,20 @@ export function engagementRoutes(c: ApiContainer): RouteDefinition[] {
         response: eventsResponse,
       },
       ({ project, body }) => engagement.ingest(project.id, body.events),
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/push/notifications/:notificationId/events',
+        summary: "A notification's deliveries with the events reported for each (the dashboard's CSV export)",
+        tags,
+        auth: 'keyOrJwt',
+        params: notificationParams,
+        query: projectQuery,
+        project: { from: 'query' },
+        response: deliveryEventsResponse,
+      },
+      ({ project, params }) => engagement.deliveryEvents(project.id, params.notificationId),
     ),
     defineRoute(
       {

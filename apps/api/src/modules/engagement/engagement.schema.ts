@@ -83,5 +83,21 @@ export const seriesResponse = z.object({
     .describe(`${SERIES_DAYS} days, oldest first; a day without sends is all zeros`),
 });
 
+export const deliveryEventsResponse = z
+  .array(
+    z.object({
+      id: z.uuid().describe('The delivery id (`herald_delivery_id` in the message)'),
+      userId: z.string(),
+      deviceId: z.uuid().nullable(),
+      platform: z.string().nullable(),
+      status: z.enum(['sent', 'failed', 'no_devices', 'validated']),
+      error: z.string().nullable(),
+      events: z.array(z.object({ type: z.enum(ENGAGEMENT_TYPES), at: z.iso.datetime(), action: z.string().nullable() })).describe('In the order they happened'),
+    }),
+  )
+  .describe("A notification's deliveries, each with the events reported for it");
+
+export const notificationParams = z.object({ notificationId: uuid('notificationId') });
+
 export const templateSeriesParams = z.object({ id: uuid('id') });
 export const labelSeriesParams = z.object({ label: analyticsLabel.describe('An analytics label') });

@@ -46,3 +46,10 @@ it("another project's template series is a 404, its label series reads the calle
   const own = await h.get('/push/analytics-labels/shared-name/engagement', { apiKey: victim.apiKey.key });
   expect(own.body.days.some((d: { sent: number }) => d.sent === 2)).toBe(true);
 });
+
+it("another project's notification has no events list (404, as an unknown one)", async () => {
+  const n = await deliveredNotification(h, victim.project.id, { sent: 1 });
+  const res = await h.get(`/push/notifications/${n.notificationId}/events`, { apiKey: stranger.apiKey.key });
+  expect(res.status).toBe(404);
+  expect(res.body.message).toBe('Notification not found');
+});

@@ -1,6 +1,7 @@
-import type { DeliveryEngagementData, WebhookEventInput } from '@herald/core';
+import { AppError, type DeliveryEngagementData, type WebhookEventInput } from '@herald/core';
 import { sqlPool, type Db, type SqlPool, type WebhookEvents } from '@herald/db';
 import { engagementEvent, type EngagementEvent } from '@herald/schemas';
+import { NOTIFICATION_NOT_FOUND } from '../notifications/notifications.service';
 import { SERIES_DAYS, type EventsResponse, type RefusalReason } from './engagement.schema';
 
 /** A device's clock may run a little ahead of the server's: an event this far ahead is still now. */
@@ -163,6 +164,20 @@ export class EngagementService {
     return rows;
   }
 
+  /** A notification's finished deliveries, in the order they were planned, each with its events. */
+  async deliveryEvents(projectId: string, notificationId: string) {
+    const n = await this.db.notification.findFirst({ where: { id: notificationId, projectId }, select: { id: true } });
+    if (!n) throw AppError.notFound(NOTIFICATION_NOT_FOUND);
+    const rows = await this.db.$queryRaw<{ id: string; userId: string; deviceId: string | null; platform: string | null; status: string; error: string | null; events: { type: string; at: string; action: string | null }[] }[]>`
+      SELECT d."id", d."userId", d."deviceId", d."platform", d."status"::text AS "status", d."error",
+        coalesce(json_agg(json_build_object('type', e."type", 'at', e."at", 'action', e."action") ORDER BY e."at", e."type") FILTER (WHERE e."type" IS NOT NULL), '[]') AS "events"
+      FROM "Delivery" d LEFT JOIN "DeliveryEvent" e ON e."deliveryId" = d."id"
+      WHERE d."notificationId" = ${notificationId}::uuid AND d."status" <> 'pending'
+      GROUP BY d."id"
+      ORDER BY d."createdAt", d."id"`;
+    return rows.map((r) => ({ ...r, events: r.events.map((e) => ({ ...e, at: new Date(e.at).toISOString() })) }));
+  }
+
   /** The last 30 UTC days of a template's or a label's counters, oldest first, zeros filled in. */
   async series(projectId: string, dimension: 'template' | 'label', key: string) {
     const today = new Date(`${isoDay(new Date())}T00:00:00Z`);
@@ -179,21 +194,6 @@ export class EngagementService {
     });
     return { from: isoDay(from), to: isoDay(today), days };
   }
-}
-
-type Counts = { received: number; opened: number; clicked: number; dismissed: number };
-
-const ratio = (n: number, of: number) => (of > 0 ? Math.round((n / of) * 10_000) / 10_000 : 0);
-
-export function funnelOf(c: Counts, delivered: number) {
-  const { received, opened, clicked, dismissed } = c;
-  return {
-    received,
-    opened,
-    clicked,
-    dismissed,
-    rates: { received: ratio(received, delivered), opened: ratio(opened, delivered), clicked: ratio(clicked, delivered), dismissed: ratio(dismissed, delivered) },
-  };
 }
 
 function webhookEvent(f: Found, type: (typeof WEBHOOK_TYPES)[keyof typeof WEBHOOK_TYPES]): WebhookEventInput {

@@ -108,6 +108,34 @@ describe('funnel and series', () => {
   });
 });
 
+describe('GET /push/notifications/{id}/events', () => {
+  it("lists the notification's deliveries, each with its events in the order they happened", async () => {
+    const n = await deliveredNotification(h, t.project.id, { sent: 2, failed: 1 });
+    const opened = new Date(Date.now() - 10_000).toISOString();
+    const clicked = new Date(Date.now() - 5_000).toISOString();
+    await post([
+      { deliveryId: n.sentIds[0], type: 'clicked', at: clicked, action: 'buy' },
+      { deliveryId: n.sentIds[0], type: 'opened', at: opened },
+    ]);
+    const res = await h.get(`/push/notifications/${n.notificationId}/events`, { apiKey: t.apiKey.key });
+    expect(res.status).toBe(200);
+    expect(res.body).toHaveLength(3);
+    const byId = Object.fromEntries(res.body.map((d: { id: string }) => [d.id, d]));
+    expect(byId[n.sentIds[0]]).toMatchObject({
+      userId: 'user-0',
+      platform: 'android',
+      status: 'sent',
+      error: null,
+      events: [
+        { type: 'opened', at: opened, action: null },
+        { type: 'clicked', at: clicked, action: 'buy' },
+      ],
+    });
+    expect(byId[n.sentIds[1]].events).toEqual([]);
+    expect(byId[n.failedIds[0]]).toMatchObject({ status: 'failed', events: [] });
+  });
+});
+
 describe('webhooks', () => {
   it('delivery.opened and delivery.clicked reach subscribed endpoints, once per delivery; other types emit nothing', async () => {
     const w = await tenant(h);

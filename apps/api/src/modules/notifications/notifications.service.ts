@@ -2,15 +2,13 @@ import type { Queue } from 'bullmq';
 import { AppError, deliverJobId, readPushOptions } from '@herald/core';
 import { notificationEvent, type Db, type Notification, type WebhookEvents } from '@herald/db';
 import { page } from '../../http/pagination';
-import { funnelOf } from '../engagement/engagement.service';
+import { funnelOf, NO_ENGAGEMENT } from '../engagement/engagement.funnel';
 import type { ProjectSnapshot } from '../../project-cache/project-cache';
 import { Admissions, draftOf } from './notifications.admission';
 import { precheck, scheduleTime } from './notifications.checks';
 import type { SendInput } from './notifications.schema';
 
 export type { Recipient, SendInput } from './notifications.schema';
-
-const NO_ENGAGEMENT = { received: 0, opened: 0, clicked: 0, dismissed: 0 };
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 
