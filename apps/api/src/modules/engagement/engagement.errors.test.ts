@@ -72,6 +72,7 @@ it.each([
   ['no events', {}, 'events'],
   ['events not a list', { events: 'opened' }, 'events'],
   ['an empty list', { events: [] }, 'events'],
+  ['an event over 1 KB', { events: [{ deliveryId: randomUUID(), type: 'opened', action: 'x'.repeat(2000) }] }, 'events.0'],
   ['more than 1,000 events', { events: Array.from({ length: 1001 }, () => ({ deliveryId: randomUUID(), type: 'opened' })) }, 'events'],
 ])('%s: 400 naming events', async (_name, body, path) => {
   const res = await post(body);

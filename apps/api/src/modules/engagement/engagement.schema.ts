@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { analyticsLabel, ENGAGEMENT_TYPES, engagementEvent, MAX_EVENTS_PER_REQUEST, uuid } from '@herald/schemas';
+import { analyticsLabel, ENGAGEMENT_TYPES, engagementEvent, jsonBytes, MAX_EVENTS_PER_REQUEST, uuid } from '@herald/schemas';
 
 export { MAX_EVENTS_PER_REQUEST } from '@herald/schemas';
 
@@ -11,9 +11,12 @@ export const projectQuery = z.object({ projectId: uuid('projectId').optional() }
  */
 const { $schema: _, ...eventShape } = z.toJSONSchema(engagementEvent, { io: 'input' });
 
+/** An event is a few hundred bytes at most; one far bigger is no report but abuse, and fails the request. */
+export const MAX_EVENT_BYTES = 1024;
+
 export const eventsBody = z.object({
   events: z
-    .array(z.unknown().meta(eventShape), { error: 'events must be an array of events' })
+    .array(z.unknown().refine((e) => jsonBytes(e) <= MAX_EVENT_BYTES, `an event must be at most ${MAX_EVENT_BYTES} bytes as JSON`).meta(eventShape), { error: 'events must be an array of events' })
     .min(1, 'events must not be empty')
     .max(MAX_EVENTS_PER_REQUEST, `events must contain at most ${MAX_EVENTS_PER_REQUEST} events`)
     .describe(`Up to ${MAX_EVENTS_PER_REQUEST} events, each refused alone when it is bad`),
