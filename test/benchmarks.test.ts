@@ -83,6 +83,15 @@ describe('pnpm bench:delivery', () => {
     expect(output).not.toMatch(/not completed|wrong/i);
   });
 
+  it('with --history, measures on top of that many deliveries of history, counts only its own sends and times the overview', async () => {
+    const output = await bench('--mode', 'one-user', '--notifications', '100', '--history', '5000');
+    expect(output).toMatch(/history: +5,000 deliveries of [\d,]+ notifications over 29 days/);
+    expect(figure(output, 'one-user:', new RegExp(`${number} notifications/s drained`))).toBeGreaterThan(0);
+    expect(output).toMatch(/deliver jobs: +[\d,]+ for 100 notifications/);
+    expect(figure(output, 'overview:', new RegExp(`p50 ${number} ms`))).toBeGreaterThan(0);
+    expect(output).not.toMatch(/not completed|wrong/i);
+  });
+
   it('bulk mode delivers every message and prints the rate, its progress and the time to delivery', async () => {
     const output = await bench('--deliveries', '2000');
     expect(output).toContain('2 bulk sends × 500 users × 2 devices = 2,000 deliveries');

@@ -4,9 +4,11 @@ import fc from 'fast-check';
 import { startFcmEmulator, type FcmEmulator } from '@herald/fcm-emulator';
 import type { RouteDefinition } from '../apps/api/src/http/define-route';
 import { apiRoutes } from '../apps/api/src/routes';
+import { WebhookDispatcher } from '../apps/worker/src/webhooks/webhook.service';
 import { addMember, createApiKey, createProject } from './fixtures';
 import { PASSWORD, startApi, unique, uniqueEmail, type Harness, type Session } from './harness';
 import { serviceAccount, type ServiceAccount } from './credentials';
+import { startReceiver } from './webhook-receiver';
 
 /**
  * Bad input never reaches a 500 (docs/api.md#status-codes). Every route that `apiRoutes()` mounts — so a new
@@ -853,5 +855,46 @@ describe('templates and variables that would freeze or break a render', () => {
       }),
       { numRuns: RUNS * 2, seed: SEED },
     );
+  });
+});
+
+describe('webhook receivers that answer anything', () => {
+  // The worker's dispatcher on this harness's database and queue, against a receiver answering
+  // arbitrary bytes: every attempt is recorded (a NUL once made the write fail and the job run for ever).
+  it('any bytes in an answer are recorded with the attempt, and the delivery goes on', async () => {
+    const w = await makeWorld();
+    const r = await startReceiver();
+    try {
+      // The world's endpoint, pointed at the local receiver (the API refuses loopback addresses).
+      await h.db.webhookEndpoint.update({ where: { id: w.webhookId }, data: { url: r.url('/fuzz-answer') } });
+      const dispatcher = new WebhookDispatcher({
+        db: h.db,
+        queue: h.container.webhookQueue,
+        logger: h.container.logger,
+        mailer: h.container.mailer,
+        keys: h.container.config.encryption,
+        policy: { baseMs: 60_000, maxDelayMs: 60_000, windowMs: 3_600_000 },
+        timeoutMs: 5000,
+        allowPrivate: true,
+        disableAfterMs: 3_600_000,
+      });
+      const bytes = fc.oneof(fc.uint8Array({ maxLength: 3000 }), fc.constant(new Uint8Array([0x61, 0, 0x62])), fc.string({ unit: 'binary' }).map((s) => new TextEncoder().encode(s)));
+      await fc.assert(
+        fc.asyncProperty(bytes, fc.constantFrom(200, 404, 500), async (answer, status) => {
+          r.on('/fuzz-answer', () => ({ status, body: Buffer.from(answer) }));
+          const event = await h.db.webhookEvent.create({ data: { projectId: w.projectId, type: 'webhook.test', body: '{}' } });
+          const delivery = await h.db.webhookDelivery.create({ data: { endpointId: w.webhookId, eventId: event.id } });
+          await dispatcher.attempt(delivery.id, 1);
+          const after = await h.db.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id }, include: { attemptLog: true } });
+          expect(after.status).toBe(status === 200 ? 'succeeded' : 'pending');
+          expect(after.attemptLog).toHaveLength(1);
+          expect(after.attemptLog[0].responseBody).not.toMatch(/\0/);
+          expect(after.attemptLog[0].responseBody!.length).toBeLessThanOrEqual(1024);
+        }),
+        { numRuns: RUNS * 2, seed: SEED },
+      );
+    } finally {
+      await r.close();
+    }
   });
 });

@@ -8,11 +8,12 @@ import { projectsTable } from './isolation/projects';
 import { pushTable } from './isolation/push';
 import { pushConfigTable } from './isolation/push-config';
 import { templatesTable } from './isolation/templates';
+import { auditLogTable } from './isolation/audit-log';
 import { victimState } from './isolation/victim-state';
 import { webhooksTable } from './isolation/webhooks';
 
 // Each module's routes. Add yours here.
-const tables: Record<string, IsolationTable> = { projects: projectsTable, 'push-config': pushConfigTable, templates: templatesTable, push: pushTable, webhooks: webhooksTable, audiences: audiencesTable, engagement: engagementTable };
+const tables: Record<string, IsolationTable> = { projects: projectsTable, 'push-config': pushConfigTable, templates: templatesTable, push: pushTable, webhooks: webhooksTable, audiences: audiencesTable, 'audit-log': auditLogTable, engagement: engagementTable };
 
 let h: Harness;
 let victim: Tenant;

@@ -188,7 +188,7 @@ export async function startPipeline(workerEnv: Record<string, string> = {}, apiE
 export type Pipeline = Awaited<ReturnType<typeof startPipeline>>;
 
 /** A migrated database of its own on the run's server, dropped by `drop()`. */
-async function privateDatabase() {
+export async function privateDatabase() {
   const url = new URL(process.env.DATABASE_URL!);
   url.pathname = `/${url.pathname.slice(1)}_${unique('own').replace('-', '_')}`;
   await ensureDatabase(url.toString());

@@ -12,7 +12,7 @@ export interface ReceivedWebhook {
 }
 
 /** How a path answers its nth request (1-based): a status, or `hang` (never answers). */
-export type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'hang';
+export type Answer = { status: number; headers?: Record<string, string>; body?: string | Buffer } | 'hang';
 type Handler = (n: number, req: ReceivedWebhook) => Answer;
 
 /**

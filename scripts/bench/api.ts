@@ -136,7 +136,7 @@ async function main() {
   const queuePrefix = `herald-bench-api-${randomBytes(3).toString('hex')}`;
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const port = await freePort();
-  const limits = Object.fromEntries(['RATE_LIMIT_SEND', 'RATE_LIMIT_SEND_BULK', 'RATE_LIMIT_REGISTER_DEVICE', 'RATE_LIMIT_AUTH', 'RATE_LIMIT_SIGNUP'].map((k) => [k, '1000000000']));
+  const limits = Object.fromEntries(['RATE_LIMIT_SEND', 'RATE_LIMIT_SEND_BULK', 'RATE_LIMIT_PROJECT_SEND', 'RATE_LIMIT_REGISTER_DEVICE', 'RATE_LIMIT_AUTH', 'RATE_LIMIT_SIGNUP'].map((k) => [k, '1000000000']));
   const apiProcess = await startNode(
     join(ROOT, 'apps/api/dist/main.js'),
     [],

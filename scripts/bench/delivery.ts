@@ -20,6 +20,14 @@
  *   far delivery lagged. `--warmup S` first sends S seconds at the same rate that are not counted
  *   (nor is the CPU they cost): the figures of processes whose code is compiled and whose connections are open.
  *
+ * `--history N` (any mode) first writes N deliveries of history into the tenant's project — final
+ * notifications of the last 29 days, half of them bulk sends of 1,000 devices and half one-user
+ * sends, with their Delivery rows filled as the worker leaves them — and analyses them, as a
+ * production database is; the run then measures on top of it, and times the project's overview.
+ * 2,000,000 is the size docs/benchmarks.md reports. With `--history-fresh` the history is not analysed
+ * and no mode analyses before measuring (statistics as a bulk just written leaves them; autovacuum
+ * may analyse during the run).
+ *
  * Every mode prints the worker's CPU per delivery (µs), its PostgreSQL statements per notification
  * and per delivery (counted in the worker process), and its RSS at start, peak and end.
  * Options: --worker-concurrency N, --profile-worker DIR (a V8 CPU profile of the worker, --cpu-prof), --profile-api DIR,
@@ -72,6 +80,10 @@ const { values: args } = parseArgs({
     'worker-log': { type: 'string' },
     /** The database the run creates on DATABASE_URL's server, and drops at the end. */
     database: { type: 'string', default: 'herald_bench' },
+    /** Deliveries of history written before the run (final notifications of the last 29 days). */
+    history: { type: 'string', default: '0' },
+    /** Leave the history as a bulk just written leaves it: not analysed (autovacuum may catch up during the run). */
+    'history-fresh': { type: 'boolean', default: false },
   },
 });
 const MODE = args.mode;
@@ -81,6 +93,9 @@ const flags = (given: string | undefined, script: string): string[] => (given ??
 const WORKER_NODE_FLAGS = flags(args['node-options'], 'start:worker');
 const API_NODE_FLAGS = flags(args['api-node-options'], 'start:api');
 if (!['bulk', 'one-user', 'latency'].includes(MODE!)) throw new Error(`--mode must be bulk, one-user or latency, not ${MODE}`);
+const HISTORY = Number(args.history);
+/** The notifications of the history (all final): the run's own are counted beside them. */
+let historyNotifications = 0;
 const USERS_PER_BULK = 500;
 const DEVICES_PER_USER = 2;
 const PER_BULK = USERS_PER_BULK * DEVICES_PER_USER;
@@ -109,6 +124,7 @@ async function main() {
     MAIL_TRANSPORT: 'log',
     RATE_LIMIT_SEND: '100000000',
     RATE_LIMIT_SEND_BULK: '1000000',
+    RATE_LIMIT_PROJECT_SEND: '0',
     FCM_RATE_PER_MINUTE: args['fcm-rate'],
     ...(args['worker-concurrency'] ? { WORKER_CONCURRENCY: args['worker-concurrency'] } : {}),
   };
@@ -156,11 +172,14 @@ async function main() {
   console.log(`api, worker (node ${WORKER_NODE_FLAGS.join(' ') || 'without flags'}) and emulator are separate processes; figures are from this one run, read the ratios`);
   console.log(`FCM_RATE_PER_MINUTE=${fmt(Number(args['fcm-rate']))}${Number(args['fcm-rate']) === LIFTED_FCM_RATE ? ' (lifted: the run measures the worker, not the quota)' : ''}\n`);
 
+  if (HISTORY > 0) await buildHistory(db, tenant.projectId, tenant.templateId);
+
   let measured: Measured;
   if (MODE === 'bulk') measured = await bulk(ctx);
   else if (MODE === 'one-user') measured = await oneUser(ctx);
   else measured = await latency(ctx);
   report(measured);
+  if (HISTORY > 0) await timeOverview(url, tenant.projectId, tenant.token);
 
   if (MODE !== 'latency') {
     // The ceiling: the same number of messages from a bare HTTP/2 loop to the same emulator.
@@ -257,7 +276,7 @@ async function bulk(s: Stack): Promise<Measured> {
      FROM generate_series(1, $2::int) b, generate_series(1, $3::int) u, generate_series(0, $4::int - 1) d`,
     [s.tenant.projectId, bulks, USERS_PER_BULK, DEVICES_PER_USER],
   );
-  await s.db.query('VACUUM ANALYZE');
+  await settle(s.db);
   const worker = await s.startWorker();
   await sleep(1000); // its statements at start are not the deliveries'
   console.log(`Herald delivery benchmark (bulk): ${bulks} bulk sends × ${USERS_PER_BULK} users × ${DEVICES_PER_USER} devices = ${fmt(total)} deliveries`);
@@ -296,7 +315,7 @@ async function bulk(s: Stack): Promise<Measured> {
   const lat = await s.db.query(`
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99
     FROM (SELECT EXTRACT(EPOCH FROM (d."updatedAt" - n."createdAt")) * 1000 AS ms
-          FROM "Delivery" d JOIN "Notification" n ON n."id" = d."notificationId" WHERE d."status" = 'sent') t`);
+          FROM "Delivery" d JOIN "Notification" n ON n."id" = d."notificationId" WHERE d."status" = 'sent' AND ${RECENT('n')}) t`);
   return {
     title: 'bulk',
     worker,
@@ -337,7 +356,7 @@ async function oneUser(s: Stack): Promise<Measured> {
   };
   await Promise.all(Array.from({ length: Number(args.clients) }, sendLoop));
   console.log(`accepted ${fmt(n)} sends in ${((Date.now() - acceptStarted) / 1000).toFixed(2)} s (${fmt(n / ((Date.now() - acceptStarted) / 1000))}/s)`);
-  await s.db.query('VACUUM ANALYZE');
+  await settle(s.db);
 
   const started = Date.now();
   const worker = await s.startWorker();
@@ -353,10 +372,10 @@ async function oneUser(s: Stack): Promise<Measured> {
   await waitForFinal(s.db, n);
   const seconds = (Date.now() - started) / 1000;
   const { cpu, rss, statements, redisCommands } = await m.stop();
-  const wrong = await s.db.query(`SELECT count(*)::int AS n FROM "Notification" WHERE "status" <> 'completed' OR "sent" <> 1 OR "devices" <> 1`);
+  const wrong = await s.db.query(`SELECT count(*)::int AS n FROM "Notification" n WHERE ${RECENT('n')} AND (n."status" <> 'completed' OR n."sent" <> 1 OR n."devices" <> 1)`);
   // Sends the API admitted together share a deliver job (a send admitted alone has its own): a job's
   // fixed cost in the worker is paid once per job, so the drain depends on how the sends arrived.
-  const jobs = (await s.db.query(`SELECT count(DISTINCT coalesce("jobId", "id"::text))::int AS n FROM "Notification"`)).rows[0].n as number;
+  const jobs = (await s.db.query(`SELECT count(DISTINCT coalesce(n."jobId", n."id"::text))::int AS n FROM "Notification" n WHERE ${RECENT('n')}`)).rows[0].n as number;
   return {
     title: 'one-user',
     worker,
@@ -388,7 +407,7 @@ async function latency(s: Stack): Promise<Measured> {
      FROM generate_series(1, $2::int) u`,
     [s.tenant.projectId, n],
   );
-  await s.db.query('VACUUM ANALYZE');
+  await settle(s.db);
   const worker = await s.startWorker();
   await sleep(1000);
   console.log(`Herald delivery benchmark (latency): ${fmt(n - warm)} one-user sends paced at ${rate}/s for ${args.seconds} s${warm ? `, after ${fmt(warm)} warm-up sends at the same rate (not counted)` : ''}`);
@@ -509,10 +528,69 @@ async function waitForFinal(db: Client, count: number) {
   const deadline = Date.now() + 120_000;
   for (;;) {
     const { rows } = await db.query(`SELECT count(*)::int AS n FROM "Notification" WHERE "status" IN ('completed', 'partially_failed', 'failed')`);
-    if (rows[0].n >= count) return;
-    if (Date.now() > deadline) throw new Error(`only ${rows[0].n}/${count} notifications final`);
+    const n = rows[0].n - historyNotifications;
+    if (n >= count) return;
+    if (Date.now() > deadline) throw new Error(`only ${n}/${count} notifications final`);
     await sleep(20);
   }
+}
+
+/** VACUUM ANALYZE before measuring, unless --history-fresh asks for the statistics a bulk just written leaves. */
+async function settle(db: Client) {
+  if (!args['history-fresh']) await db.query('VACUUM ANALYZE');
+}
+
+/** The run's own notifications, not the history's (which is a day old at least). */
+const RECENT = (n: string) => `${n}."createdAt" > now() - interval '12 hours'`;
+
+/**
+ * N deliveries of history in the tenant's project: final notifications spread over the last 29 days
+ * (inside the default retention), half in bulk sends of 1,000 devices, half in one-user sends, their
+ * rows as the worker leaves them (sent, a provider message id), then VACUUM ANALYZE.
+ */
+async function buildHistory(db: Client, projectId: string, templateId: string) {
+  const started = Date.now();
+  const bulks = Math.floor(HISTORY / 2 / 1000);
+  const singles = HISTORY - bulks * 1000;
+  const notifications = async (count: number, devices: number, offset: number) =>
+    db.query(
+      `INSERT INTO "Notification" ("id", "projectId", "templateId", "userIds", "variables", "status", "recipients", "devices", "sent", "bulk", "createdAt", "updatedAt", "completedAt", "enqueuedAt")
+       SELECT md5('h' || (i + $5::int))::uuid, $1::uuid, $2::uuid, ARRAY(SELECT 'h' || (i + $5::int) || '-' || k FROM generate_series(1, greatest($4::int / 2, 1)) AS k), '{"order":"#1","name":"there"}',
+         'completed', greatest($4::int / 2, 1), $4::int, $4::int, $4::int > 1, t, t, t + interval '2 seconds', t
+       FROM generate_series(1, $3::int) AS i, LATERAL (SELECT now() - interval '1 day' - (i * 28 * interval '1 day') / $3::int AS t) AS at`,
+      [projectId, templateId, count, devices, offset],
+    );
+  await notifications(bulks, 1000, 0);
+  await notifications(singles, 1, bulks);
+  // Deliveries in slices of about 200,000, each its own statement.
+  const total = bulks + singles;
+  for (let from = 1; from <= total; from = from <= bulks ? Math.min(from + 200, bulks + 1) : from + 200_000) {
+    await db.query(
+      `INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "providerConfigId", "providerMessageId", "attempts", "createdAt", "updatedAt")
+       SELECT herald_uuid_v7(), n."id", 'h' || i || '-' || ((d + 1) / 2), gen_random_uuid(), CASE WHEN d % 2 = 0 THEN 'android' ELSE 'ios' END, 'sent',
+         md5('provider')::uuid, 'projects/bench/messages/0:' || md5(n."id"::text || d), 0, n."createdAt", n."completedAt"
+       FROM generate_series($1::int, least($1::int + $3::int - 1, $2::int)) AS i
+       JOIN "Notification" n ON n."id" = md5('h' || i)::uuid
+       CROSS JOIN LATERAL generate_series(1, n."devices") AS d`,
+      [from, from <= bulks ? bulks : total, from <= bulks ? 200 : 200_000],
+    );
+  }
+  historyNotifications = total;
+  await settle(db);
+  const { rows } = await db.query(`SELECT pg_size_pretty(pg_total_relation_size('"Delivery"')) AS size, (SELECT count(*) FROM "Delivery")::int AS n`);
+  console.log(`history: ${fmt(rows[0].n)} deliveries of ${fmt(total)} notifications over 29 days (Delivery ${rows[0].size} with its indexes), written${args['history-fresh'] ? ' (not analysed)' : ' and analysed'} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+}
+
+/** The project's overview, as the dashboard reads it, over the history: the median and the slowest of 20 reads. */
+async function timeOverview(url: string, projectId: string, token: string) {
+  const ms: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const t = performance.now();
+    await api(url, 'GET', `/projects/${projectId}/overview`, { token, expect: 200 });
+    ms.push(performance.now() - t);
+  }
+  ms.sort((a, b) => a - b);
+  console.log(`overview:               p50 ${percentile(ms, 50).toFixed(1)} ms, max ${ms[ms.length - 1].toFixed(1)} ms (20 reads, with ${fmt(HISTORY)} deliveries of history)`);
 }
 
 main().catch((err: unknown) => {

@@ -157,6 +157,8 @@ describe('dashboard in a real browser', () => {
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByRole('button', { name: 'Create API key' }).first().click();
     await page.getByLabel('Key name').fill('production backend');
+    // Everything but sending: this backend registers devices only.
+    await page.getByRole('checkbox', { name: 'send', exact: true }).uncheck();
     await page.getByRole('button', { name: 'Create key' }).click();
     const secret = page.getByTestId('once-secret');
     const key = (await secret.textContent())!;
@@ -182,11 +184,32 @@ describe('dashboard in a real browser', () => {
     const deviceToken = unique('tok');
     const reg = await httpRequest(p.h.url, 'POST', '/push/register-device', { apiKey: key, body: { userId: 'user-42', deviceToken, provider: 'fcm', platform: 'android' } });
     expect(reg.status).toBe(201);
+    const send = await httpRequest(p.h.url, 'POST', '/push/send', { apiKey: key, body: { userId: 'user-42', title: 'Hi', body: 'There' } });
+    expect(send.status).toBe(403);
+    expect(send.body.message).toBe('This API key lacks the send scope');
     await page.getByRole('link', { name: 'Devices' }).click();
     await page.getByLabel('User id').fill('user-42');
     await page.getByRole('button', { name: 'Look up devices' }).click();
     await page.getByTitle(deviceToken).waitFor();
     await check(page, '11-devices');
+
+    // The audit log: the key's creation and its disabling and enabling, filtered by action.
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    const table = page.getByRole('table', { name: 'Audit entries' });
+    await table.getByRole('cell', { name: 'api_key.created', exact: true }).waitFor();
+    await page.getByLabel('Action').selectOption('api_key.updated');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await table.getByRole('cell', { name: 'api_key.created', exact: true }).waitFor({ state: 'detached' });
+    expect(await table.getByRole('cell', { name: 'api_key.updated', exact: true }).count()).toBe(2);
+    await table.getByText('true → false').waitFor();
+    await page.getByLabel('Action').selectOption('api_key.created');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await table.getByRole('cell', { name: 'api_key.updated', exact: true }).first().waitFor({ state: 'detached' });
+    expect(await table.getByRole('cell', { name: 'api_key.created', exact: true }).count()).toBe(1);
+    await table.getByText('null → "production backend"').waitFor();
+    await page.getByRole('button', { name: 'Verify the chain' }).click();
+    await page.getByText(/The chain is whole: \d+ entries\./).waitFor();
+    await check(page, '11a-audit-log');
 
     // A test push from the dashboard, followed to `completed` with the device's delivery.
     await page.getByRole('link', { name: 'Send a test push' }).first().click();

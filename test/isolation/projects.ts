@@ -27,6 +27,8 @@ export const projectsTable: IsolationTable = {
     { name: '/projects/{projectId}/api-keys', method: 'GET', path: (ids) => `/projects/${ids.projectId}/api-keys` },
     { name: '/projects/{projectId}/api-keys', method: 'POST', path: (ids) => `/projects/${ids.projectId}/api-keys`, body: () => ({ name: 'intruder' }) },
     { name: '/projects/{projectId}/api-keys/{keyId}', method: 'PATCH', path: (ids) => `/projects/${ids.projectId}/api-keys/${ids.projectsKeyId}`, body: () => ({ enabled: false }) },
+    { name: '/projects/{projectId}/api-keys/{keyId} scopes and expiry', method: 'PATCH', path: (ids) => `/projects/${ids.projectId}/api-keys/${ids.projectsKeyId}`, body: () => ({ scopes: ['send'], expiresAt: new Date(Date.now() + 60_000).toISOString() }) },
+    { name: '/projects/{own project}/api-keys/{victim keyId} scopes', method: 'PATCH', path: (ids) => `/projects/${ids.strangerProjectId}/api-keys/${ids.projectsKeyId}`, body: () => ({ scopes: ['send'] }) },
     { name: '/projects/{projectId}/api-keys/{keyId}', method: 'DELETE', path: (ids) => `/projects/${ids.projectId}/api-keys/${ids.projectsKeyId}` },
     // The victim's key id under the stranger's own project, where the stranger is an admin.
     { name: '/projects/{own project}/api-keys/{victim keyId}', method: 'PATCH', path: (ids) => `/projects/${ids.strangerProjectId}/api-keys/${ids.projectsKeyId}`, body: () => ({ enabled: false }) },

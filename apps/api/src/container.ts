@@ -63,7 +63,7 @@ export function createContainer(config: ApiConfig, overrides: ContainerOverrides
     webhookEvents: new WebhookEvents(db, webhookQueue),
     mailer,
     projectCache,
-    authenticator: new Authenticator(db, config.jwt.secret, projectCache),
+    authenticator: new Authenticator(db, config.jwt.secret, projectCache, { redis, prefix: config.queuePrefix }),
     gate: new ProjectGate(db),
     async close() {
       mailer.close();

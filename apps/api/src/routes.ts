@@ -1,6 +1,7 @@
 import type { ApiContainer } from './container';
 import type { RouteDefinition } from './http/define-route';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes';
+import { auditLogRoutes } from './modules/audit-log/audit-log.routes';
 import { attributeRoutes } from './modules/attributes/attributes.routes';
 import { audienceRoutes } from './modules/audiences/audiences.routes';
 import { authRoutes } from './modules/auth/auth.routes';
@@ -33,5 +34,6 @@ export function apiRoutes(c: ApiContainer): RouteDefinition[] {
     ...engagementRoutes(c),
     ...overviewRoutes(c),
     ...webhookRoutes(c),
+    ...auditLogRoutes(c),
   ];
 }

@@ -5,12 +5,14 @@ import { AccountPage } from './pages/auth/account';
 import { ForgotPasswordPage, ResetPasswordPage } from './pages/auth/password';
 import { SignInPage, SignUpPage } from './pages/auth/sign-in';
 import { ApiKeysPage } from './pages/keys';
+import { AuditLogPage } from './pages/audit-log';
 import { NotFoundPage } from './pages/not-found';
 import { NotificationPage, NotificationsPage } from './pages/notifications';
 import { OverviewPage } from './pages/overview';
 import { ProjectsPage } from './pages/projects';
 import { ProvidersPage } from './pages/providers';
 import { DevicesPage } from './pages/devices';
+import { SegmentsPage } from './pages/segments';
 import { SendPage } from './pages/send';
 import { TeamPage } from './pages/team';
 import { TemplateEngagementPage } from './pages/template-engagement';
@@ -44,9 +46,11 @@ export const router = createBrowserRouter([
               { path: 'templates/:templateId', element: <TemplateEditorPage /> },
               { path: 'templates/:templateId/engagement', element: <TemplateEngagementPage /> },
               { path: 'devices', element: <DevicesPage /> },
+              { path: 'segments', element: <SegmentsPage /> },
               { path: 'providers', element: <ProvidersPage /> },
               { path: 'keys', element: <ApiKeysPage /> },
               { path: 'team', element: <TeamPage /> },
+              { path: 'audit-log', element: <AuditLogPage /> },
             ],
           },
           { path: '*', element: <NotFoundPage /> },

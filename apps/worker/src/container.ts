@@ -12,12 +12,14 @@ import { OutcomeWriter } from './delivery/outcome-writer';
 import { ProjectContexts } from './delivery/project-context';
 import { SendRateLimiter } from './delivery/rate-limiter';
 import { DeliveryRepository } from './delivery/repository';
+import { WORKER_PLANNER } from './delivery/sql';
 import { LostWorkQueries } from './maintenance/lost-work';
-import { Retention } from './maintenance/retention';
+import { Retention, type Purged } from './maintenance/retention';
 import { Sweeper } from './maintenance/sweeper';
 import { WebhookSweeper } from './maintenance/webhook-sweeper';
 import { warmUpDelivery, type WarmUpResult } from './tuning/warm-up';
 import { OutcomeEvents } from './webhooks/outcome-events';
+import { ProjectSlots } from './webhooks/project-slots';
 import { WebhookDispatcher, type WebhookObserver } from './webhooks/webhook.service';
 
 export interface WorkerContainer {
@@ -69,13 +71,15 @@ export interface WorkerOverrides {
   logger?: Logger;
   observe?: DeliveryObserver;
   observeWebhooks?: WebhookObserver;
+  /** Hears the rows each retention purge deleted. */
+  observeRetention?: (purged: Purged) => void;
   mailer?: Mailer;
 }
 
 export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOverrides = {}): WorkerContainer {
   const logger = overrides.logger ?? pino({ level: config.logLevel, base: { service: 'herald-worker' } });
   // A worker waits for a busy database rather than failing a job whose messages were sent.
-  const db = createDb(config.databaseUrl, { poolSize: DELIVERY_POOL_SIZE + Math.min(config.webhooks.concurrency, 8), connectTimeoutMs: 15_000, customPlans: true, randomPageCost: 1.1 });
+  const db = createDb(config.databaseUrl, { poolSize: DELIVERY_POOL_SIZE + Math.min(config.webhooks.concurrency, 8), connectTimeoutMs: 15_000, ...WORKER_PLANNER });
   // A claim lasts as long as a job's lock: a dead run's rows are free when its job is taken over.
   const repository = new DeliveryRepository(sqlPool(db), config.lockDurationMs);
   const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null, connectionName: 'herald-worker' });
@@ -97,6 +101,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     timeoutMs: config.webhooks.timeoutMs,
     allowPrivate: config.webhookAddresses.allowPrivate,
     disableAfterMs: config.webhooks.disableAfterMs,
+    slots: new ProjectSlots(connection, config.queuePrefix, config.webhooks.projectConcurrency, config.webhooks.timeoutMs + 5_000),
     observe: overrides.observeWebhooks,
   });
   const clients = new ProviderPool({ emulatorHost: config.fcmEmulatorHost, logger: logger.child({ component: 'fcm' }) });
@@ -143,8 +148,8 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
   });
   const maintenance = {
     sweeper: new Sweeper({ queries: new LostWorkQueries(sqlPool(db)), queue, logger, observe }),
-    webhookSweeper: new WebhookSweeper({ db, queue: webhookQueue, events: webhookEvents, logger }),
-    retention: new Retention({ pool: sqlPool(db), queue, days: config.retentionDays, logger }),
+    webhookSweeper: new WebhookSweeper({ db, queue: webhookQueue, events: webhookEvents, logger, retryWindowMs: config.webhooks.retryWindowMs }),
+    retention: new Retention({ pool: sqlPool(db), queue, days: config.retentionDays, auditDays: config.auditRetentionDays, logger, observe: overrides.observeRetention }),
   };
   return {
     config,

@@ -17,7 +17,7 @@ async function main() {
     () => queues.queue!,
     () => queues.webhookQueue!,
   );
-  const c = createWorkerContainer(config, { observe: metrics.observer, observeWebhooks: metrics.webhookObserver });
+  const c = createWorkerContainer(config, { observe: metrics.observer, observeWebhooks: metrics.webhookObserver, observeRetention: metrics.retentionObserver });
   Object.assign(queues, { queue: c.queue, webhookQueue: c.webhookQueue });
   for (const warning of config.warnings) c.logger.warn(warning);
   if (config.fcmEmulatorHost) c.logger.warn({ host: config.fcmEmulatorHost }, 'FCM_EMULATOR_HOST is set: sending to the FCM emulator, not to Google');

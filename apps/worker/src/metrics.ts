@@ -3,6 +3,7 @@ import type { Queue } from 'bullmq';
 import { bearerMatches, errorBody } from '@herald/core';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DeliveryObserver } from './delivery/delivery.service';
+import type { Purged } from './maintenance/retention';
 import type { WebhookObserver } from './webhooks/webhook.service';
 
 /**
@@ -77,6 +78,11 @@ export function createWorkerMetrics(queue: () => Queue, webhookQueue: () => Queu
     },
   };
 
+  const retained = new Counter({ name: 'herald_retention_rows_deleted_total', help: 'Rows deleted by RETENTION_DAYS, by table', labelNames: ['table'], registers: [registry] });
+  const retentionObserver = (purged: Purged) => {
+    for (const [table, n] of Object.entries(purged)) retained.inc({ table }, n);
+  };
+
   const observer: DeliveryObserver = {
     batch(provider, size, seconds) {
       latency.observe({ provider }, seconds);
@@ -131,5 +137,5 @@ export function createWorkerMetrics(queue: () => Queue, webhookQueue: () => Queu
     return new Promise((resolve) => server.listen(port, host, () => resolve(server)));
   }
 
-  return { registry, observer, webhookObserver, listen };
+  return { registry, observer, webhookObserver, retentionObserver, listen };
 }

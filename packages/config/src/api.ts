@@ -39,8 +39,8 @@ const apiSchema = z.object({
   RATE_LIMIT_INVITES_PER_PROJECT: intFrom(100, 1),
   RATE_LIMIT_INVITES_PER_INVITER: intFrom(100, 1),
   RATE_LIMIT_INVITES_PER_ADDRESS: intFrom(20, 1),
-  /** Sends (send and send-bulk together) per project per minute, over all its credentials. Unset or 0: no such limit. */
-  RATE_LIMIT_PROJECT_SEND: intFrom(0, 0),
+  /** Sends (send and send-bulk together) per project per minute, over all its credentials. 0: no such limit. */
+  RATE_LIMIT_PROJECT_SEND: intFrom(1000, 0),
   /** Per credential per minute: PATCH /push/users/{userId}/attributes, POST /push/users/attributes (up to 1,000 users each), POST /push/audience/count. */
   RATE_LIMIT_USER_ATTRIBUTES: intFrom(60, 1),
   RATE_LIMIT_USER_ATTRIBUTES_BULK: intFrom(10, 1),
@@ -49,6 +49,14 @@ const apiSchema = z.object({
   RATE_LIMIT_EVENTS: intFrom(600, 0),
   /** API keys a project may hold. */
   API_KEYS_PER_PROJECT: intFrom(100, 1),
+  /** Scheduled notifications (not yet started) a project may hold. */
+  SCHEDULED_PER_PROJECT: intFrom(10_000, 1),
+  /** Projects one account may own. */
+  PROJECTS_PER_ACCOUNT: intFrom(20, 1),
+  /** Webhook endpoints a project may hold. */
+  WEBHOOK_ENDPOINTS_PER_PROJECT: intFrom(20, 1),
+  /** `POST /projects/{id}/webhooks/{id}/test` per project per minute. */
+  RATE_LIMIT_WEBHOOK_TEST: intFrom(10, 1),
   /** How long a client may take to send a request's headers, and the whole request (Node's headersTimeout / requestTimeout). */
   HTTP_HEADERS_TIMEOUT_MS: intFrom(20_000, 1000),
   HTTP_REQUEST_TIMEOUT_MS: intFrom(30_000, 1000),
@@ -80,6 +88,7 @@ export interface ApiConfig extends CommonConfig {
     invites: { perProject: number; perInviter: number; perAddress: number };
     /** Per project per minute; 0: off. */
     projectSend: number;
+    webhookTest: number;
     userAttributes: number;
     userAttributesBulk: number;
     audienceCount: number;
@@ -87,6 +96,9 @@ export interface ApiConfig extends CommonConfig {
     events: number;
   };
   apiKeysPerProject: number;
+  webhookEndpointsPerProject: number;
+  scheduledPerProject: number;
+  projectsPerAccount: number;
   http: { headersTimeoutMs: number; requestTimeoutMs: number };
   trustProxy?: boolean | number | string;
   corsOrigins: string[];
@@ -137,12 +149,16 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
       passwordCheck: e.RATE_LIMIT_PASSWORD_CHECK ?? e.RATE_LIMIT_AUTH,
       invites: { perProject: e.RATE_LIMIT_INVITES_PER_PROJECT, perInviter: e.RATE_LIMIT_INVITES_PER_INVITER, perAddress: e.RATE_LIMIT_INVITES_PER_ADDRESS },
       projectSend: e.RATE_LIMIT_PROJECT_SEND,
+      webhookTest: e.RATE_LIMIT_WEBHOOK_TEST,
       userAttributes: e.RATE_LIMIT_USER_ATTRIBUTES,
       userAttributesBulk: e.RATE_LIMIT_USER_ATTRIBUTES_BULK,
       audienceCount: e.RATE_LIMIT_AUDIENCE_COUNT,
       events: e.RATE_LIMIT_EVENTS,
     },
     apiKeysPerProject: e.API_KEYS_PER_PROJECT,
+    webhookEndpointsPerProject: e.WEBHOOK_ENDPOINTS_PER_PROJECT,
+    scheduledPerProject: e.SCHEDULED_PER_PROJECT,
+    projectsPerAccount: e.PROJECTS_PER_ACCOUNT,
     http: { headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS },
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     corsOrigins: (e.CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),

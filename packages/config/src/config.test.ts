@@ -66,7 +66,10 @@ describe('loadApiConfig', () => {
     expect(c).toMatchObject({
       signupEnabled: true,
       apiKeysPerProject: 100,
-      rateLimits: { signinPerIp: 300, passwordCheck: 10, invites: { perProject: 100, perInviter: 100, perAddress: 20 }, projectSend: 0 },
+      webhookEndpointsPerProject: 20,
+      scheduledPerProject: 10_000,
+      projectsPerAccount: 20,
+      rateLimits: { signinPerIp: 300, passwordCheck: 10, invites: { perProject: 100, perInviter: 100, perAddress: 20 }, projectSend: 1000, webhookTest: 10 },
       http: { headersTimeoutMs: 20_000, requestTimeoutMs: 30_000 },
       metricsToken: undefined,
     });
@@ -82,7 +85,7 @@ describe('loadApiConfig', () => {
 
   it('webhooks: https only and no internal addresses by default; a day of retries; both processes mail', () => {
     const w = loadWorkerConfig(prod);
-    expect(w.webhooks).toEqual({ timeoutMs: 10_000, retryBaseMs: 5000, retryMaxDelayMs: 3_600_000, retryWindowMs: 86_400_000, disableAfterMs: 86_400_000, concurrency: 16 });
+    expect(w.webhooks).toEqual({ timeoutMs: 10_000, retryBaseMs: 5000, retryMaxDelayMs: 3_600_000, retryWindowMs: 86_400_000, disableAfterMs: 86_400_000, concurrency: 16, projectConcurrency: 4 });
     expect(w.webhookAddresses).toEqual({ allowPrivate: false, httpHosts: [] });
     expect(w.mail).toEqual({ transport: 'smtp', smtpUrl: prod.SMTP_URL, from: 'Herald <no-reply@herald.local>' });
     // Its one mail carries no link: without SMTP_URL, production logs it, with a warning.
@@ -104,8 +107,9 @@ describe('loadApiConfig', () => {
     expect(loadWorkerConfig({ ...prod, SMTP_URL: 'SMTP://mail:25' }).mail.smtpUrl).toBe('SMTP://mail:25');
   });
 
-  it('keeps everything unless RETENTION_DAYS says how long, at least the 7 days the overview counts', () => {
-    expect(loadWorkerConfig(prod).retentionDays).toBe(0);
+  it('keeps 30 days unless RETENTION_DAYS says how long (0: everything), at least the 7 days the overview counts', () => {
+    expect(loadWorkerConfig(prod).retentionDays).toBe(30);
+    expect(loadWorkerConfig({ ...prod, RETENTION_DAYS: '0' }).retentionDays).toBe(0);
     expect(loadWorkerConfig({ ...prod, RETENTION_DAYS: '30' }).retentionDays).toBe(30);
     expect(loadWorkerConfig({ ...prod, RETENTION_DAYS: '7' }).retentionDays).toBe(7);
     expect(() => loadWorkerConfig({ ...prod, RETENTION_DAYS: '3' })).toThrow(/RETENTION_DAYS: must be 0 \(keep everything\) or at least 7/);

@@ -29,7 +29,9 @@ const workerSchema = z.object({
    * Days a final notification (with its deliveries) and a webhook event are kept; 0 keeps everything.
    * At least 7: the dashboard's overview counts the last 7 days, and idempotency keys last 24 hours.
    */
-  RETENTION_DAYS: intFrom(0).refine((d) => d === 0 || d >= 7, 'must be 0 (keep everything) or at least 7'),
+  RETENTION_DAYS: intFrom(30).refine((d) => d === 0 || d >= 7, 'must be 0 (keep everything) or at least 7'),
+  /** Days audit log entries are kept; 0 keeps them forever. */
+  AUDIT_RETENTION_DAYS: intFrom(365, 0),
   /** The worker mails a project's admins when it disables a failing webhook endpoint. */
   SMTP_URL: smtpUrl,
   MAIL_FROM: z.string().default('Herald <no-reply@herald.local>'),
@@ -44,6 +46,11 @@ const workerSchema = z.object({
   /** An endpoint whose attempts have all failed for this long is disabled (and its admins told). */
   WEBHOOK_DISABLE_AFTER_MS: intFrom(24 * 3_600_000, 1),
   WEBHOOK_CONCURRENCY: intFrom(16, 1),
+  /**
+   * Webhook requests one project may have in flight over all workers; its other attempts wait their
+   * turn, so that one project's slow receivers never take every worker's requests.
+   */
+  WEBHOOK_PROJECT_CONCURRENCY: intFrom(4, 1),
 });
 
 export interface WorkerConfig extends CommonConfig {
@@ -62,8 +69,10 @@ export interface WorkerConfig extends CommonConfig {
   sweepIntervalMs: number;
   /** Days final notifications and webhook events are kept (0: forever). */
   retentionDays: number;
+  /** Days audit log entries are kept (0: forever). */
+  auditRetentionDays: number;
   mail: { transport: 'smtp' | 'log'; smtpUrl?: string; from: string };
-  webhooks: { timeoutMs: number; retryBaseMs: number; retryMaxDelayMs: number; retryWindowMs: number; disableAfterMs: number; concurrency: number };
+  webhooks: { timeoutMs: number; retryBaseMs: number; retryMaxDelayMs: number; retryWindowMs: number; disableAfterMs: number; concurrency: number; projectConcurrency: number };
 }
 
 export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
@@ -87,6 +96,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     lockDurationMs: e.WORKER_LOCK_DURATION_MS,
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
     retentionDays: e.RETENTION_DAYS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     mail: { transport, smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     webhooks: {
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
@@ -95,6 +105,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
       retryWindowMs: e.WEBHOOK_RETRY_WINDOW_MS,
       disableAfterMs: e.WEBHOOK_DISABLE_AFTER_MS,
       concurrency: e.WEBHOOK_CONCURRENCY,
+      projectConcurrency: e.WEBHOOK_PROJECT_CONCURRENCY,
     },
   };
 }

@@ -23,6 +23,7 @@ export {
 export * from './webhooks';
 export * from './push-readiness';
 export * from './chunk';
+export * from './storable-text';
 export * from './push-data';
 export * from './notification-status';
 // Device attributes and audience filters are request fields too; the SQL compiler (packages/db) and

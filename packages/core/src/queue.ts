@@ -53,6 +53,14 @@ export const sharedDeliverJobId = () => `deliver-shared-${globalThis.crypto.rand
  * delivery work builds its jobs here, as webhooks do with `webhookJobFor`.
  */
 
+/**
+ * A scheduled send due later than this has no job yet: it waits in Postgres (where it is already),
+ * and the worker's sweeper queues its delayed job once it is due within this. A delayed job costs
+ * Redis about a kilobyte for as long as it waits, and Redis runs without eviction: sends scheduled
+ * weeks ahead must not fill it.
+ */
+export const SCHEDULE_AHEAD_MS = 10 * 60_000;
+
 /** A notification's own deliver job (adding it twice is a no-op while it exists); `delay` for a scheduled send. */
 export const deliverJobFor = (notificationId: string, delay = 0) => ({
   name: deliverJob.name,

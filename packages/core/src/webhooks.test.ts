@@ -35,6 +35,12 @@ describe('isPublicAddress', () => {
     ['::ffff:127.0.0.1', false],
     ['::ffff:8.8.8.8', true],
     ['224.0.0.1', false],
+    // IPv4-compatible IPv6 (::/96, deprecated) reaches the IPv4 inside: only global unicast passes.
+    ['::127.0.0.1', false],
+    ['::7f00:1', false],
+    ['::a9fe:a9fe', false],
+    ['2a00:1450:4001::1', true],
+    ['4000::1', false],
     ['not an ip', false],
   ])('%s → %s', (address, expected) => {
     expect(isPublicAddress(address)).toBe(expected);
@@ -52,5 +58,13 @@ describe('webhookUrlProblem', () => {
     expect(webhookUrlProblem('https://127.0.0.1/x', strict)).toMatch(/loopback/);
     expect(webhookUrlProblem('https://127.0.0.1/x', { ...strict, allowPrivate: true })).toBeUndefined();
     expect(webhookUrlProblem('https://app.localhost/x', strict)).toMatch(/loopback/);
+    expect(webhookUrlProblem('https://[::127.0.0.1]/x', strict)).toMatch(/loopback/);
+  });
+  it('refuses localhost with a trailing dot and single-label names, as the worker would at connect time', () => {
+    for (const url of ['https://localhost./x', 'https://LOCALHOST./x', 'https://app.localhost./x']) expect(webhookUrlProblem(url, strict)).toMatch(/loopback/);
+    for (const url of ['https://intranet/x', 'https://metadata/x', 'https://vm./x']) expect(webhookUrlProblem(url, strict)).toBe('url must use a fully qualified domain name');
+    expect(webhookUrlProblem('https://example.com./x', strict)).toBeUndefined();
+    expect(webhookUrlProblem('https://intranet/x', { ...strict, allowPrivate: true })).toBeUndefined();
+    expect(webhookUrlProblem('http://receiver:8080/x', { ...strict, httpHosts: ['receiver'] })).toBeUndefined();
   });
 });

@@ -171,8 +171,14 @@ export interface WebhookAddressPolicy {
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  const ip = ipaddr.process(address);
+  if (ip.range() !== 'unicast') return false;
+  // IPv6 outside global unicast (2000::/3) is refused whatever ipaddr.js calls it: the deprecated
+  // IPv4-compatible `::a.b.c.d` (`[::127.0.0.1]`) is "unicast" to it, and reaches the IPv4 inside.
+  return ip.kind() === 'ipv4' || (ip as ipaddr.IPv6).match(GLOBAL_UNICAST_V6);
 }
+
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
 const bareHost = (hostname: string) => hostname.replace(/^\[|\]$/g, '').toLowerCase();
 
@@ -188,7 +194,8 @@ export function webhookUrlProblem(raw: string, policy: WebhookAddressPolicy): st
     return 'url must be an absolute URL';
   }
   if (url.username || url.password) return 'url must not contain credentials';
-  const host = bareHost(url.hostname);
+  // A trailing dot names the same host (`localhost.` is localhost).
+  const host = bareHost(url.hostname).replace(/\.$/, '');
   if (url.protocol === 'http:') {
     if (!policy.httpHosts.includes(host)) return 'url must use https';
   } else if (url.protocol !== 'https:') {
@@ -196,5 +203,7 @@ export function webhookUrlProblem(raw: string, policy: WebhookAddressPolicy): st
   }
   if (!policy.allowPrivate && ipaddr.isValid(host) && !isPublicAddress(host)) return 'url must not point at a loopback, private, link-local or metadata address';
   if (!policy.allowPrivate && (host === 'localhost' || host.endsWith('.localhost'))) return 'url must not point at a loopback, private, link-local or metadata address';
+  // A single-label name (`intranet`) resolves through the local search domains, inside the network.
+  if (!policy.allowPrivate && !ipaddr.isValid(host) && !host.includes('.') && !policy.httpHosts.includes(host)) return 'url must use a fully qualified domain name';
   return undefined;
 }

@@ -17,6 +17,19 @@ it('customPlans and randomPageCost reach every connection; by default Postgres d
   }
 });
 
+it('JIT is off on every pool; seqScan: false turns sequential scans off where an index can answer', async () => {
+  const worker = createDb(process.env.DATABASE_URL!, { seqScan: false, poolSize: 1 });
+  const plain = createDb(process.env.DATABASE_URL!, { poolSize: 1 });
+  try {
+    const show = async (db: typeof plain, setting: string) => Object.values((await sqlPool(db).query(`SHOW ${setting}`)).rows[0])[0];
+    expect([await show(worker, 'jit'), await show(plain, 'jit')]).toEqual(['off', 'off']);
+    expect([await show(worker, 'enable_seqscan'), await show(plain, 'enable_seqscan')]).toEqual(['off', 'on']);
+  } finally {
+    await closeDb(worker);
+    await closeDb(plain);
+  }
+});
+
 describe('closeDb', () => {
   it.each([
     ['used through node-postgres alone (as a worker delivers)', async (db: ReturnType<typeof createDb>) => void (await sqlPool(db).query('SELECT 1'))],

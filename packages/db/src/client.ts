@@ -22,6 +22,27 @@ export interface DbOptions {
    * 1.1 (the usual value for SSDs and cached data) keeps Postgres from scanning a whole table instead.
    */
   randomPageCost?: number;
+  /**
+   * `false`: Postgres plans no sequential scan where an index can answer (`enable_seqscan=off`). For
+   * a pool whose every statement finds rows by key: its plans then read through an index whatever
+   * the statistics say (a bulk just written, a table that a stale estimate calls small or a skewed one
+   * calls mostly matching). A table no index can serve is still scanned.
+   */
+  seqScan?: boolean;
+}
+
+/**
+ * The planner settings of a pool's connections. JIT is off for every pool: Herald's statements are
+ * short, and compiling one whose estimate crossed `jit_above_cost` (an aggregate, a bulk's
+ * statement over stale statistics) cost more than running it.
+ */
+export function plannerSettings(options: DbOptions = {}): Record<string, string> {
+  return {
+    jit: 'off',
+    ...(options.customPlans ? { plan_cache_mode: 'force_custom_plan' } : {}),
+    ...(options.randomPageCost !== undefined ? { random_page_cost: String(options.randomPageCost) } : {}),
+    ...(options.seqScan === false ? { enable_seqscan: 'off' } : {}),
+  };
 }
 
 export type Db = PrismaClient;
@@ -32,17 +53,14 @@ const closings = new WeakMap<Db, Promise<void>>();
 
 /** The Prisma client over node-postgres. Short timeouts so that a dead database answers 503 quickly. */
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
-  const settings = [
-    ...(options.customPlans ? ['-c plan_cache_mode=force_custom_plan'] : []),
-    ...(options.randomPageCost !== undefined ? [`-c random_page_cost=${options.randomPageCost}`] : []),
-  ];
+  const settings = Object.entries(plannerSettings(options)).map(([k, v]) => `-c ${k}=${v}`);
   const pool = new Pool({
     connectionString: databaseUrl,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 3000,
     statement_timeout: options.statementTimeoutMs ?? 15_000,
     idleTimeoutMillis: 30_000,
-    ...(settings.length ? { options: settings.join(' ') } : {}),
+    options: settings.join(' '),
   });
   // An idle connection that dies (Postgres restarted) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);

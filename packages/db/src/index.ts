@@ -7,3 +7,4 @@ export * from './provider-credentials';
 export * from './errors';
 export * from './webhook-events';
 export * from './audience-sql';
+export * from './audit';

@@ -10,6 +10,12 @@ import type { SqlPool } from '@herald/db';
 export interface ApiKeyRow {
   id: string;
   enabled: boolean;
+  /** The key's own name (the audit log names keys by it). */
+  keyName: string;
+  /** What the key may do (API_KEY_SCOPES of @herald/schemas). */
+  scopes: string[];
+  /** After this the key is refused; null: never. */
+  expiresAt: Date | null;
   projectId: string;
   /** The project's name and owner, so that a key's caller needs no second read. */
   name: string;
@@ -43,7 +49,7 @@ export class ProjectReads {
   async apiKey(keyHash: string): Promise<ApiKeyRow | null> {
     const { rows } = await this.pool.query<ApiKeyRow>({
       name: 'herald_apiKey',
-      text: `SELECT k."id", k."enabled", k."projectId", p."name", p."ownerId"
+      text: `SELECT k."id", k."name" AS "keyName", k."enabled", k."scopes", k."expiresAt", k."projectId", p."name", p."ownerId"
              FROM "ApiKey" k JOIN "Project" p ON p."id" = k."projectId"
              WHERE k."keyHash" = $1`,
       values: [keyHash],

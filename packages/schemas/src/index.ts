@@ -17,3 +17,4 @@ export * from './push-config';
 export * from './push-options';
 export * from './sends';
 export * from './templates';
+export * from './audit';

@@ -6,6 +6,8 @@ import { pushOptionsShape } from './push-options';
 
 const MAX_DATA_BYTES = 3072;
 const MAX_VARIABLES_BYTES = 64 * 1024;
+/** The variables of one personalised bulk together: the shared ones and every recipient's. */
+export const MAX_REQUEST_VARIABLES_BYTES = 256 * 1024;
 
 /** FCM refuses these data keys for the whole message; better a 400 now than a failure per device. */
 const RESERVED_DATA_KEY = /^(from|notification|message_type|collapse_key)$|^(google|gcm)/i;
@@ -90,6 +92,10 @@ export const sendBulkBody = z
       if (body.userIds !== undefined && body.recipients !== undefined) ctx.addIssue({ code: 'custom', path: ['recipients'], message: 'give either userIds or recipients, not both' });
       if (body.userIds === undefined && body.recipients === undefined) ctx.addIssue({ code: 'custom', path: ['userIds'], message: 'userIds is required (or recipients)' });
       if (!Array.isArray(body.recipients)) return;
+      const variableBytes = body.recipients.reduce((sum, r) => sum + (r?.variables ? jsonBytes(r.variables) : 0), body.variables ? jsonBytes(body.variables) : 0);
+      if (variableBytes > MAX_REQUEST_VARIABLES_BYTES) {
+        ctx.addIssue({ code: 'custom', path: ['recipients'], message: `the variables of all recipients together (and the shared ones) must be at most ${MAX_REQUEST_VARIABLES_BYTES} bytes as JSON` });
+      }
       const seen = new Map<string, number>();
       body.recipients.forEach((r, i) => {
         if (typeof r?.userId !== 'string') return;

@@ -1,16 +1,17 @@
 import type { Request } from 'express';
+import type Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { AppError, hashSecret } from '@herald/core';
 import type { Db, Role } from '@herald/db';
 import type { ProjectCache } from '../project-cache/project-cache';
-import { uuid } from '@herald/schemas';
+import { uuid, type ApiKeyScope } from '@herald/schemas';
 
 export type Caller =
   /** `sessionId`: the refresh-token family the access token was issued with (absent in older tokens). */
   | { type: 'user'; userId: string; email: string; role: Role; sessionId?: string }
   /** An API key acts as its project; the project comes with the key's lookup. */
-  | { type: 'apiKey'; keyId: string; projectId: string; project: { id: string; name: string; ownerId: string } };
+  | { type: 'apiKey'; keyId: string; projectId: string; project: { id: string; name: string; ownerId: string }; keyName: string; scopes: readonly ApiKeyScope[] };
 
 export type AuthMode = 'none' | 'jwt' | 'key' | 'keyOrJwt' | 'optionalJwt';
 
@@ -23,6 +24,7 @@ export const AUTH_MESSAGES = {
   expired: 'Token has expired',
   invalidKey: 'Invalid API key',
   disabledKey: 'API key is disabled',
+  expiredKey: 'API key has expired',
 } as const;
 
 /** A token's subject is a user id, by the same rule as ids in requests. */
@@ -54,8 +56,11 @@ function presentedKey(req: Request): string | undefined {
   return Array.isArray(raw) ? raw[0] : raw;
 }
 
-/** How often at most one instance writes an API key's lastUsedAt (the field is accurate to this). */
+/** How often at most an API key's lastUsedAt is written, across all instances (the field is accurate to this). */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+
+/** The Redis key whose `SET NX` lets one instance a minute write a key's lastUsedAt. */
+export const lastUsedGateKey = (prefix: string, keyId: string) => `${prefix}:key-used:${keyId}`;
 
 /**
  * Resolves who is calling from the request's credentials. An API key is found by its SHA-256 in its
@@ -70,6 +75,8 @@ export class Authenticator {
     private readonly db: Db,
     private readonly jwtSecret: string,
     private readonly cache: ProjectCache,
+    /** The gate of lastUsedAt writes, shared by every instance, and the prefix of its keys. */
+    private readonly gate: { redis: Redis; prefix: string },
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -133,8 +140,16 @@ export class Authenticator {
     const key = await snapshot.apiKey(hash);
     if (!key) throw AppError.unauthorized(AUTH_MESSAGES.invalidKey);
     if (!key.enabled) throw AppError.unauthorized(AUTH_MESSAGES.disabledKey);
+    if (key.expiresAt && key.expiresAt.getTime() <= this.now()) throw AppError.unauthorized(AUTH_MESSAGES.expiredKey);
     this.touch(key.id);
-    return { type: 'apiKey', keyId: key.id, projectId: key.projectId, project: { id: key.projectId, name: key.name, ownerId: key.ownerId } };
+    return {
+      type: 'apiKey',
+      keyId: key.id,
+      projectId: key.projectId,
+      project: { id: key.projectId, name: key.name, ownerId: key.ownerId },
+      keyName: key.keyName,
+      scopes: key.scopes as ApiKeyScope[],
+    };
   }
 
   /** SHA-256 of the presented key, computed once per request. */
@@ -144,13 +159,22 @@ export class Authenticator {
     return hash;
   }
 
-  /** Records lastUsedAt at most once a minute per key and instance, off the request path. */
+  /**
+   * Records lastUsedAt off the request path, at most once a minute per key across all instances: the
+   * instance that wins a Redis `SET NX` with a minute's expiry writes it. Each instance also remembers
+   * its own last attempt, so that a busy key costs no Redis command per request.
+   */
   private touch(keyId: string) {
     const now = this.now();
     const last = this.lastUsedWritten.get(keyId) ?? 0;
     if (now - last < LAST_USED_WRITE_INTERVAL_MS) return;
     this.lastUsedWritten.set(keyId, now);
     if (this.lastUsedWritten.size > 10_000) this.lastUsedWritten.clear();
-    this.db.apiKey.updateMany({ where: { id: keyId }, data: { lastUsedAt: new Date(now) } }).catch(() => undefined);
+    this.gate.redis
+      .set(lastUsedGateKey(this.gate.prefix, keyId), '1', 'PX', LAST_USED_WRITE_INTERVAL_MS, 'NX')
+      .then(async (won) => {
+        if (won === 'OK') await this.db.apiKey.updateMany({ where: { id: keyId }, data: { lastUsedAt: new Date(now) } });
+      })
+      .catch(() => undefined);
   }
 }

@@ -2,6 +2,8 @@ import type { IRouter, Request, Response } from 'express';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { z } from 'zod';
 import { AppError } from '@herald/core';
+import type { ApiKeyScope } from '@herald/schemas';
+import type { AuditActor, AuditSource } from '@herald/db';
 import type { AccessDenial, ProjectAccess, ProjectGate, ProjectNeed } from './access';
 import { checkInput } from './input-guard';
 import { credentialOf, type AuthMode, type Authenticator, type Caller } from './caller';
@@ -73,6 +75,12 @@ export interface RouteSpec<A extends AuthMode, P, Q, B, H, PS extends ProjectSpe
   summary: string;
   tags?: string[];
   auth: A;
+  /**
+   * What an API key must be allowed to do to call the route (docs/api.md#api-key-scopes); `any`: every
+   * key may. Required of every route an API key can call (`key`, `keyOrJwt`): a key calling a route
+   * without one is refused, and a test walks the routes for it.
+   */
+  scope?: A extends 'key' | 'keyOrJwt' ? ApiKeyScope | 'any' : never;
   params?: P;
   query?: Q;
   body?: B;
@@ -92,6 +100,8 @@ export interface RouteSpec<A extends AuthMode, P, Q, B, H, PS extends ProjectSpe
   limits?: readonly L[];
   /** Response schema, for the API document. */
   response?: AnySchema;
+  /** The media type of the answer, for the API document, when it is no JSON (a handler `reply()`s the text). */
+  responseType?: string;
   /**
    * A write that changes nothing the project cache holds (API keys, templates, push config,
    * providers), e.g. a send. Every other POST/PUT/PATCH/DELETE invalidates the cached state of the
@@ -126,6 +136,11 @@ export interface RouteContext<A extends AuthMode, P, Q, B, H, PS extends Project
   limit: CountLimit<L>;
   /** The client's address as per-IP limits count it (behind a proxy, see `TRUST_PROXY`). */
   readonly clientIp: string;
+  /**
+   * Who is making this request and from where, for the audit entry of a change: the service writes it
+   * with `writeAudit(tx, audit, …)` in the change's own transaction (docs/architecture.md#audit-log).
+   */
+  readonly audit: AuditSource;
 }
 
 export class Reply {
@@ -266,6 +281,26 @@ function sendJson(req: Request, res: Response, status: number, body: unknown) {
   res.end(json);
 }
 
+/** The 403 of an API key calling a route outside its scopes; it names the scope the key lacks. */
+export const lacksScope = (scope: string) => new AppError(403, `This API key lacks the ${scope} scope`, [{ path: 'scope', message: `Missing scope: ${scope}` }]);
+
+/** Refuses an API key without the route's scope (and on a key route that names none). */
+function checkScope(caller: Caller | undefined, scope: ApiKeyScope | 'any' | undefined) {
+  if (caller?.type !== 'apiKey' || scope === 'any') return;
+  if (!scope) throw AppError.forbidden('This route takes no API key');
+  if (!caller.scopes.includes(scope)) throw lacksScope(scope);
+}
+
+const actorOf = (caller: Caller | undefined): AuditActor =>
+  caller?.type === 'user' ? { type: 'user', id: caller.userId, email: caller.email } : caller?.type === 'apiKey' ? { type: 'apiKey', id: caller.keyId, name: caller.keyName } : { type: 'system' };
+
+/** The request's audit source: its caller, client address and user agent (at most 512 characters). */
+const auditSource = (caller: Caller | undefined, req: Request): AuditSource => ({
+  actor: actorOf(caller),
+  ip: clientIp(req),
+  userAgent: req.headers['user-agent']?.slice(0, 512) ?? null,
+});
+
 export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime: RouteRuntime) {
   for (const { spec, handler } of routes) {
     const invalidates = spec.method !== 'get' && !spec.keepsProjectCache;
@@ -275,6 +310,7 @@ export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime:
     /** Runs the route up to its answer; `touched` collects the projects it was allowed to act on. */
     const run = async (req: Request, res: Response, touched: Set<string>): Promise<unknown> => {
       const caller = await authenticateAndLimit(runtime.authenticator, spec.auth, rateLimit, req, res);
+      checkScope(caller, spec.scope);
       const access = async (projectId: string, need?: ProjectNeed, denial?: AccessDenial) => {
         if (!caller) throw AppError.unauthorized('Authentication required');
         const granted = await runtime.gate.check(caller, projectId, need, denial);
@@ -320,6 +356,9 @@ export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime:
         get clientIp() {
           return clientIp(req);
         },
+        get audit() {
+          return auditSource(caller, req);
+        },
       } as never);
     };
 
@@ -336,6 +375,8 @@ export function mountRoutes(router: IRouter, routes: RouteDefinition[], runtime:
       if (result instanceof Reply) {
         res.set(result.headers);
         if (result.body === undefined) return void res.status(result.status).end();
+        // A text answer with its own Content-Type (an export as JSON Lines), sent as it is.
+        if (typeof result.body === 'string' && result.headers['Content-Type']) return void res.status(result.status).send(result.body);
         return sendJson(req, res, result.status, result.body);
       }
       sendJson(req, res, spec.status ?? 200, result ?? { message: 'OK' });

@@ -31,6 +31,8 @@ export function createLimits(redis: Redis, prefix: string, settings: ApiConfig['
     // All sends of a project together, whatever credential sends them, since per-credential limits
     // multiply with the project's keys. Off by default.
     'project-send': { limit: settings.projectSend },
+    // Test events of a project: each is a request to a URL the project chose, made by a shared worker.
+    'webhook-test': { limit: settings.webhookTest },
     signup: { limit: settings.signup },
     // Per (IP, e-mail) against guessing one account's password; per IP against one client trying a
     // few passwords on many accounts.

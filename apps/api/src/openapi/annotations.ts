@@ -18,7 +18,9 @@ const sendErrors = {
     'Invalid input; template variables missing (`Missing template variables: …`, one `details` entry each); variables the template cannot be rendered with within the render budget ' +
     '(`The template cannot be rendered with these variables: …`); a rendered message over FCM\'s 4 KB (`The message is 5123 bytes; FCM allows at most 4096 bytes …`); `sendAt` in the past or over 30 days ahead',
   404: 'Template not found (or not of this project), or a project the caller does not belong to',
-  409: 'Push notifications are not configured for this project | Push notifications are disabled for this project | No enabled push provider is configured for this project',
+  409:
+    'Push notifications are not configured for this project | Push notifications are disabled for this project | No enabled push provider is configured for this project | ' +
+    'with `sendAt`: the project holds SCHEDULED_PER_PROJECT scheduled notifications already (default 10,000)',
 };
 
 export const operationNotes: Record<string, OperationNotes> = {
@@ -31,9 +33,10 @@ export const operationNotes: Record<string, OperationNotes> = {
   'POST /auth/request-password-reset': { description: 'Answers the same whether or not the e-mail has an account.' },
   'POST /auth/reset-password': { errors: { 400: 'Invalid input, or an unknown, used or expired (1 h) reset token' } },
   'POST /auth/change-password': { errors: { 400: 'Invalid input, or the current password is incorrect' } },
-  'POST /projects': { errors: { 403: 'Only accounts with the role project_admin may create projects' } },
+  'POST /projects': { errors: { 403: 'Only accounts with the role project_admin may create projects', 409: 'The account owns PROJECTS_PER_ACCOUNT projects already (default 20)' } },
   'DELETE /projects/{projectId}/members/{userId}': { errors: { 400: 'Invalid input, or the owner cannot be removed' } },
   'POST /projects/{projectId}/api-keys': { errors: { 409: 'The project holds API_KEYS_PER_PROJECT keys already (default 100): delete one first' } },
+  'POST /projects/{projectId}/webhooks': { errors: { 409: 'The project holds WEBHOOK_ENDPOINTS_PER_PROJECT endpoints already (default 20): delete one first' } },
   'POST /projects/invite': {
     errors: {
       409: 'Already a member of the project, or an invite to this e-mail is pending',

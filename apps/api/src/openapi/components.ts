@@ -1,3 +1,4 @@
+import { auditEntryResponse, auditPageResponse, verifyResponse } from '../modules/audit-log/audit-log.schema';
 import { z } from 'zod';
 import { apiKeyResponse, createdKeyResponse, messageResponse as apiKeyMessage } from '../modules/api-keys/api-keys.schema';
 import { messageResponse as authMessage, tokenResponse, userResponse } from '../modules/auth/auth.schema';
@@ -79,6 +80,9 @@ name(deliveryEventsResponse.element, 'DeliveryWithEvents', 'A delivery with the 
 name(pushConfigResponse, 'PushConfig');
 name(providerResponse, 'Provider', 'A provider configuration; `config.privateKey` is always "********".');
 name(providerSchemaResponse, 'ProviderSchema');
+name(auditEntryResponse, 'AuditEntry', 'One change to a project: who, what, from where and when (docs/audit.md).');
+name(auditPageResponse, 'AuditPage', 'Audit entries, newest first; pass `nextCursor` as `cursor` for the next page.');
+name(verifyResponse, 'AuditVerification');
 name(healthResponse, 'Health');
 name(readyResponse, 'Ready');
 name(notReadyResponse, 'NotReady');

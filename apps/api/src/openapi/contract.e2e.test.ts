@@ -169,6 +169,11 @@ describe('every operation, as documented', () => {
     expectStatus(await api.get(`${hookPath}/deliveries`, { token }), 200);
     expectStatus(await api.delete(hookPath, { token }), 200);
 
+    // The audit log of every change above
+    expectStatus(await api.get(`/projects/${projectId}/audit-log`, { token, query: { limit: 5, action: 'webhook.created' } }), 200);
+    expectStatus(await api.get(`/projects/${projectId}/audit-log/export`, { token }), 200);
+    expectStatus(await api.get(`/projects/${projectId}/audit-log/verify`, { token }), 200);
+
     // Health and the document
     expectStatus(await api.get('/health'), 200);
     expectStatus(await api.get('/ready'), 200);

@@ -252,7 +252,7 @@ function buildOperation(spec: Spec, schemas: SchemaCollector): OpenAPIV3_1.Opera
     responses[String(status)] = {
       description,
       ...(rateLimited ? { headers: RATE_LIMIT_HEADERS } : {}),
-      ...(body ? { content: { 'application/json': { schema: body } } } : {}),
+      ...(body ? { content: { [spec.responseType ?? 'application/json']: { schema: body } } } : {}),
     };
   }
 

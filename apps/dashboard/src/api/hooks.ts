@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { FINAL_STATUSES, type components } from '@herald/client';
-import type { createInviteBody, createKeyBody, createProjectBody, createTemplateBody, sendBody, updateTemplateBody } from '@herald/schemas';
+import { FINAL_STATUSES, type components, type paths } from '@herald/client';
+import type { Audience, auditLogFilters, createInviteBody, createKeyBody, createProjectBody, createSegmentBody, createTemplateBody, sendBody, updateSegmentBody, updateTemplateBody } from '@herald/schemas';
 import type { z } from 'zod';
 import { api, call, session } from './client';
 import { queryKeys } from './query-keys';
@@ -140,6 +140,44 @@ export const useNotification = (projectId: string, notificationId: string | unde
     // Followed until it is final.
     refetchInterval: (q) => (isFinal(q.state.data?.status) ? false : 1000),
   });
+
+// Segments and audience counts
+export type Segment = paths['/projects/{projectId}/segments/{segmentId}']['get']['responses'][200]['content']['application/json'];
+export type AudienceCount = paths['/push/audience/count']['post']['responses'][200]['content']['application/json'];
+export const useSegments = (projectId: string) =>
+  useQuery({ queryKey: queryKeys.segments(projectId), queryFn: () => call(api.GET('/projects/{projectId}/segments', { params: { path: { projectId } } })) });
+/** A segment's writes change its list and what counts by segment answer. */
+const segmentWrites = (projectId: string) => [queryKeys.segments(projectId), queryKeys.audienceCounts(projectId)];
+export const useCreateSegment = (projectId: string) =>
+  useWrite((body: z.output<typeof createSegmentBody>) => call(api.POST('/projects/{projectId}/segments', { params: { path: { projectId } }, body })), segmentWrites(projectId));
+export const useUpdateSegment = (projectId: string) =>
+  useWrite(
+    ({ segmentId, body }: { segmentId: string; body: z.output<typeof updateSegmentBody> }) => call(api.PATCH('/projects/{projectId}/segments/{segmentId}', { params: { path: { projectId, segmentId } }, body })),
+    segmentWrites(projectId),
+  );
+export const useDeleteSegment = (projectId: string) =>
+  useWrite((segmentId: string) => call(api.DELETE('/projects/{projectId}/segments/{segmentId}', { params: { path: { projectId, segmentId } } })), segmentWrites(projectId));
+/** How many devices and users an audience holds now; nothing is asked while `audience` is undefined. */
+export const useAudienceCount = (projectId: string, audience: Audience | undefined) =>
+  useQuery({
+    queryKey: queryKeys.audienceCount(projectId, audience),
+    queryFn: () => call(api.POST('/push/audience/count', { params: { query: { projectId } }, body: audience! })),
+    enabled: !!audience,
+    placeholderData: keepPreviousData,
+    retry: false,
+  });
+// Audit log
+export type AuditFilters = z.output<typeof auditLogFilters>;
+export const useAuditLog = (projectId: string, filters: AuditFilters, cursor: string | undefined, enabled: boolean) =>
+  useQuery({
+    queryKey: queryKeys.auditPage(projectId, filters, cursor),
+    queryFn: () => call(api.GET('/projects/{projectId}/audit-log', { params: { path: { projectId }, query: { ...filters, cursor, limit: 25 } } })),
+    placeholderData: keepPreviousData,
+    enabled,
+  });
+export const useAuditVerify = (projectId: string, enabled: boolean) =>
+  useQuery({ queryKey: queryKeys.auditVerify(projectId), queryFn: () => call(api.GET('/projects/{projectId}/audit-log/verify', { params: { path: { projectId } } })), enabled, staleTime: 0 });
+
 /** A notification's deliveries with their events, for its CSV export. */
 export const fetchDeliveryEvents = (projectId: string, notificationId: string) =>
   call(api.GET('/push/notifications/{notificationId}/events', { params: { path: { notificationId }, query: { projectId } } }));

@@ -24,4 +24,10 @@ export const queryKeys = {
   notifications: (projectId: string) => [...queryKeys.project(projectId), 'notifications'] as const,
   notificationPage: (projectId: string, page: number, limit: number) => [...queryKeys.notifications(projectId), 'list', { page, limit }] as const,
   notification: (projectId: string, notificationId: string) => [...queryKeys.notifications(projectId), notificationId] as const,
+  segments: (projectId: string) => [...queryKeys.project(projectId), 'segments'] as const,
+  audienceCounts: (projectId: string) => [...queryKeys.project(projectId), 'audience-count'] as const,
+  audienceCount: (projectId: string, audience: unknown) => [...queryKeys.audienceCounts(projectId), audience] as const,
+  auditLog: (projectId: string) => [...queryKeys.project(projectId), 'audit-log'] as const,
+  auditPage: (projectId: string, filters: object, cursor: string | undefined) => [...queryKeys.auditLog(projectId), 'list', filters, cursor ?? null] as const,
+  auditVerify: (projectId: string) => [...queryKeys.auditLog(projectId), 'verify'] as const,
 };

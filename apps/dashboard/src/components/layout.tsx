@@ -93,9 +93,11 @@ const NAV = [
   ['notifications', 'Notifications'],
   ['templates', 'Templates'],
   ['devices', 'Devices'],
+  ['segments', 'Segments'],
   ['providers', 'Push providers'],
   ['keys', 'API keys'],
   ['team', 'Team'],
+  ['audit-log', 'Audit log'],
 ] as const;
 
 export function ProjectLayout() {

@@ -1,4 +1,5 @@
-import { createKeyBody } from '@herald/schemas';
+import { useState } from 'react';
+import { API_KEY_SCOPES, createKeyBody, type ApiKeyScope } from '@herald/schemas';
 import { useApiKeys, useCreateApiKey, useDeleteApiKey, useUpdateApiKey, type Schemas } from '../api/hooks';
 import { useProjectContext } from '../components/layout';
 import { Button, Card, type Column, ConfirmButton, DataTable, EmptyState, ErrorNotice, formatDate, FormDialog, Notice, OnceSecret, PageHeader, StatusBadge, Switch, TextField } from '../components/ui';
@@ -29,6 +30,8 @@ export function ApiKeysPage() {
         </span>
       ),
     },
+    { header: 'Scopes', hideOnPhone: true, className: 'muted', cell: (k) => scopesLabel(k.scopes) },
+    { header: 'Expires', hideOnPhone: true, className: 'muted', cell: (k) => (k.expiresAt ? formatDate(k.expiresAt) : 'Never') },
     { header: 'Last used', hideOnPhone: true, className: 'muted', cell: (k) => (k.lastUsedAt ? formatDate(k.lastUsedAt) : 'Never') },
     { header: 'Created', hideOnPhone: true, className: 'muted', cell: (k) => formatDate(k.createdAt) },
     {
@@ -68,9 +71,15 @@ export function ApiKeysPage() {
   );
 }
 
+const scopesLabel = (scopes: readonly string[]) => (scopes.length === API_KEY_SCOPES.length ? 'All' : scopes.join(', '));
+
 function CreateKey({ projectId }: { projectId: string }) {
   const create = useCreateApiKey(projectId);
-  const form = useSchemaForm(createKeyBody, { name: '' }, create.error);
+  const form = useSchemaForm(createKeyBody, { name: '', scopes: [...API_KEY_SCOPES] }, create.error);
+  // The browser's local date and time; sent as an ISO 8601 instant.
+  const [expiry, setExpiry] = useState('');
+  const scopes = (form.values.scopes ?? []) as ApiKeyScope[];
+  const toggle = (scope: ApiKeyScope, on: boolean) => form.set('scopes', on ? [...scopes, scope] : scopes.filter((s) => s !== scope));
   return (
     <FormDialog
       trigger="Create API key"
@@ -80,7 +89,7 @@ function CreateKey({ projectId }: { projectId: string }) {
       submitLabel="Create key"
       request={create}
       form={form}
-      onSubmit={() => form.submit((body) => create.mutate(body))}
+      onSubmit={() => form.submit((body) => create.mutate(body), { expiresAt: expiry ? new Date(expiry).toISOString() : undefined })}
       result={
         create.data &&
         ((close) => (
@@ -96,6 +105,17 @@ function CreateKey({ projectId }: { projectId: string }) {
       }
     >
       <TextField label="Key name" required maxLength={100} {...form.field('name')} />
+      <fieldset className="field">
+        <legend>Scopes: what the key may do</legend>
+        {API_KEY_SCOPES.map((scope) => (
+          <label key={scope} className="row" style={{ gap: 8 }}>
+            <input type="checkbox" checked={scopes.includes(scope)} onChange={(e) => toggle(scope, e.target.checked)} />
+            <code>{scope}</code>
+          </label>
+        ))}
+        {form.errors.scopes && <div className="field-error">{form.errors.scopes}</div>}
+      </fieldset>
+      <TextField label="Expires (optional)" type="datetime-local" value={expiry} onChange={(e) => setExpiry(e.target.value)} error={form.errors.expiresAt} />
     </FormDialog>
   );
 }

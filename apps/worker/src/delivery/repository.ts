@@ -2,6 +2,120 @@ import type { Pool } from 'pg';
 import type { DeliveredStatus, PushOptions } from '@herald/core';
 import { arrayLiteral, finalStatus, query, write } from './sql';
 
+/** The statements' texts, in one place: the EXPLAIN test (hot-path.explain.test.ts) plans the same ones. */
+export const DELIVERY_SQL = {
+  load: `SELECT "id", "projectId", "templateId", "variables", "data", "imageUrl", "status"::text AS "status", cardinality("userIds") AS "recipients",
+         "options", "dataOnly", "dryRun", "recipientVariables"
+       FROM "Notification" WHERE "id" = ANY($1::uuid[])`,
+  plan: `WITH input AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[]) AS i("id", "claimant")
+       ), target AS (
+         SELECT n."id", n."projectId", n."userIds", i."claimant" FROM "Notification" n JOIN input i ON i."id" = n."id"
+         WHERE n."status" IN ('queued', 'processing')
+         -- Delivery has no foreign key (it cost a lookup per row): a notification deleted meanwhile is
+         -- skipped here rather than given rows, and one deleted later takes its rows with it (a trigger).
+         FOR NO KEY UPDATE OF n
+       ), users AS (
+         SELECT t."id", t."projectId", t."claimant", u AS "userId" FROM target t CROSS JOIN LATERAL unnest(t."userIds") AS u
+       ), pairs AS (
+         -- Each user's devices, or one row of NULLs for a user without any. Looked up user by user on the
+         -- (projectId, userId) index: OFFSET 0 keeps the planner from hashing the whole Device table
+         -- instead, which it did for a guessed 10 users per notification.
+         SELECT us."id", us."claimant", us."userId", dv."id" AS "deviceId", dv."platform", dv."deviceToken"
+         FROM users us LEFT JOIN LATERAL (
+           SELECT d."id", d."platform", d."deviceToken" FROM "Device" d WHERE d."projectId" = us."projectId" AND d."userId" = us."userId" OFFSET 0
+         ) dv ON true
+       ), added AS (
+         INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "claimedBy", "claimedUntil", "createdAt", "updatedAt")
+         SELECT herald_uuid_v7(), p."id", p."userId", p."deviceId", p."platform", 'pending', p."claimant", now() + ($3 * interval '1 millisecond'), now(), now()
+         FROM pairs p WHERE p."deviceId" IS NOT NULL
+         ON CONFLICT DO NOTHING
+         RETURNING "id", "notificationId", "userId", "deviceId"
+       ), nobody AS (
+         INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "createdAt", "updatedAt")
+         SELECT herald_uuid_v7(), p."id", p."userId", NULL, NULL, 'no_devices', now(), now()
+         FROM pairs p WHERE p."deviceId" IS NULL
+         ON CONFLICT DO NOTHING
+       ), counted AS (
+         SELECT t."id", count(a."id")::int AS "added" FROM target t LEFT JOIN added a ON a."notificationId" = t."id" GROUP BY t."id"
+       ), planned AS (
+         UPDATE "Notification" n SET
+           "devices" = n."devices" + c."added",
+           "pendingDeliveries" = n."pendingDeliveries" + c."added",
+           "status" = CASE WHEN n."pendingDeliveries" + c."added" <= 0 THEN ${finalStatus('n."sent"')} ELSE 'processing' END,
+           "completedAt" = CASE WHEN n."pendingDeliveries" + c."added" <= 0 THEN now() ELSE n."completedAt" END,
+           "updatedAt" = now()
+         FROM counted c WHERE n."id" = c."id" AND n."status" IN ('queued', 'processing')
+         RETURNING n."id", n."projectId", n."status"::text AS "status"
+       )
+       SELECT 'row' AS "kind", a."id", a."notificationId", a."userId", a."deviceId", p."deviceToken", p."platform", NULL AS "projectId", NULL AS "status"
+       FROM added a JOIN pairs p ON p."id" = a."notificationId" AND p."deviceId" = a."deviceId"
+       UNION ALL
+       SELECT 'finished', p."id", p."id", NULL, NULL, NULL, NULL, p."projectId", p."status" FROM planned p WHERE p."status" <> 'processing'`,
+  claim: `WITH v AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[]) AS v("id", "claimant")
+       ), taken AS (
+         UPDATE "Delivery" d SET "claimedBy" = v."claimant", "claimedUntil" = now() + ($3 * interval '1 millisecond')
+         FROM v
+         WHERE d."id" = v."id" AND d."status" = 'pending'
+           AND (d."claimedUntil" IS NULL OR d."claimedUntil" < now() OR d."claimedBy" = v."claimant")
+         RETURNING d."id", d."notificationId", d."userId", d."deviceId", d."attempts", d."providerConfigId"
+       )
+       SELECT t.*, dv."deviceToken", dv."platform", false AS "held" FROM taken t LEFT JOIN "Device" dv ON dv."id" = t."deviceId"
+       UNION ALL
+       SELECT d."id", d."notificationId", NULL, NULL, NULL, NULL, NULL, NULL, true FROM v JOIN "Delivery" d ON d."id" = v."id"
+       WHERE d."status" = 'pending' AND NOT EXISTS (SELECT 1 FROM taken t WHERE t."id" = d."id")`,
+  due: `SELECT "id" FROM "Delivery" WHERE "notificationId" = $1::uuid AND "status" = 'pending' AND ("nextAttemptAt" IS NULL OR "nextAttemptAt" <= now())`,
+  renewClaims: `UPDATE "Delivery" SET "claimedUntil" = now() + ($3 * interval '1 millisecond')
+       WHERE "id" IN (
+         SELECT d."id" FROM unnest($1::uuid[], $2::text[]) AS v("id", "claimant")
+         JOIN "Delivery" d ON d."id" = v."id" AND d."claimedBy" = v."claimant" AND d."status" = 'pending'
+         FOR UPDATE OF d SKIP LOCKED
+       )`,
+  record: `WITH v AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::int[], $8::uuid[])
+           AS v("id", "kind", "provider", "mid", "err", "attempts", "delay", "device")
+       ), written AS (
+         UPDATE "Delivery" d SET
+           "status" = (CASE v."kind" WHEN 'sent' THEN 'sent' WHEN 'validated' THEN 'validated' WHEN 'fail' THEN 'failed' WHEN 'prune' THEN 'failed' ELSE 'pending' END)::"DeliveryStatus",
+           "providerConfigId" = v."provider",
+           "providerMessageId" = v."mid",
+           "error" = v."err",
+           "tokenRemoved" = v."kind" = 'prune',
+           "attempts" = CASE v."kind" WHEN 'retry' THEN v."attempts" WHEN 'failover' THEN 0 ELSE d."attempts" END,
+           "nextAttemptAt" = CASE WHEN v."kind" = 'retry' THEN now() + (v."delay" * interval '1 millisecond') END,
+           "claimedBy" = CASE WHEN v."kind" = 'retry' THEN NULL ELSE d."claimedBy" END,
+           "claimedUntil" = CASE WHEN v."kind" = 'retry' THEN NULL ELSE d."claimedUntil" END,
+           "updatedAt" = now()
+         FROM v WHERE d."id" = v."id" AND d."status" = 'pending'
+         RETURNING d."id", d."notificationId", v."kind", v."device"
+       ), pruned AS (
+         DELETE FROM "Device" WHERE "id" IN (SELECT "device" FROM written WHERE "kind" = 'prune')
+       ), counts AS (
+         SELECT "notificationId" AS "id",
+           -- A dry run's validated messages count as sent, so that its final status reads as a send's.
+           count(*) FILTER (WHERE "kind" IN ('sent', 'validated'))::int AS "sent",
+           count(*) FILTER (WHERE "kind" IN ('fail', 'prune'))::int AS "failed",
+           count(*) FILTER (WHERE "kind" = 'prune')::int AS "pruned"
+         FROM written GROUP BY 1
+       ), counted AS (
+         UPDATE "Notification" n SET
+           "sent" = n."sent" + c."sent",
+           "failed" = n."failed" + c."failed",
+           "invalidTokensRemoved" = n."invalidTokensRemoved" + c."pruned",
+           "pendingDeliveries" = n."pendingDeliveries" - c."sent" - c."failed",
+           "status" = CASE WHEN n."pendingDeliveries" - c."sent" - c."failed" <= 0 THEN ${finalStatus('(n."sent" + c."sent")')} ELSE n."status" END,
+           "completedAt" = CASE WHEN n."pendingDeliveries" - c."sent" - c."failed" <= 0 THEN now() ELSE n."completedAt" END,
+           "updatedAt" = now()
+         FROM counts c WHERE n."id" = c."id" AND c."sent" + c."failed" > 0 AND n."status" IN ('queued', 'processing')
+         RETURNING n."id", n."projectId", n."status"::text AS "status"
+       )
+       SELECT 'skipped' AS "kind", v."id", NULL AS "projectId", NULL AS "status" FROM v WHERE NOT EXISTS (SELECT 1 FROM written w WHERE w."id" = v."id")
+       UNION ALL
+       SELECT 'finished', "id", "projectId", "status" FROM counted WHERE "status" <> 'processing'`,
+  start: `UPDATE "Notification" SET "status" = 'queued', "updatedAt" = now() WHERE "id" = $1::uuid AND "status" = 'scheduled' RETURNING "id"`,
+} as const;
+
 /**
  * The statements of delivery's steps (docs/delivery.md: load, plan, claim, record), each written for
  * many notifications at once: the worker gathers the notifications that reach the same step in the
@@ -82,9 +196,7 @@ export class DeliveryRepository {
   /** The notifications (those that exist). */
   async load(ids: readonly string[]): Promise<NotificationRow[]> {
     const { rows } = await query<NotificationRow>(this.pool, 'herald_load',
-      `SELECT "id", "projectId", "templateId", "variables", "data", "imageUrl", "status"::text AS "status", cardinality("userIds") AS "recipients",
-         "options", "dataOnly", "dryRun", "recipientVariables"
-       FROM "Notification" WHERE "id" = ANY($1::uuid[])`,
+      DELIVERY_SQL.load,
       [arrayLiteral(ids)],
     );
     return rows;
@@ -100,51 +212,7 @@ export class DeliveryRepository {
    */
   async plan(items: readonly { notificationId: string; claimant: string }[]): Promise<{ rows: DeliveryRow[]; finished: Finished[] }> {
     const { rows } = await write<{ kind: string; id: string; notificationId: string; userId: string | null; deviceId: string | null; deviceToken: string | null; platform: string | null; projectId: string | null; status: string | null }>(this.pool, 'herald_plan',
-      `WITH input AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[]) AS i("id", "claimant")
-       ), target AS (
-         SELECT n."id", n."projectId", n."userIds", i."claimant" FROM "Notification" n JOIN input i ON i."id" = n."id"
-         WHERE n."status" IN ('queued', 'processing')
-         -- Delivery has no foreign key (it cost a lookup per row): a notification deleted meanwhile is
-         -- skipped here rather than given rows, and one deleted later takes its rows with it (a trigger).
-         FOR NO KEY UPDATE OF n
-       ), users AS (
-         SELECT t."id", t."projectId", t."claimant", u AS "userId" FROM target t CROSS JOIN LATERAL unnest(t."userIds") AS u
-       ), pairs AS (
-         -- Each user's devices, or one row of NULLs for a user without any. Looked up user by user on the
-         -- (projectId, userId) index: OFFSET 0 keeps the planner from hashing the whole Device table
-         -- instead, which it did for a guessed 10 users per notification.
-         SELECT us."id", us."claimant", us."userId", dv."id" AS "deviceId", dv."platform", dv."deviceToken"
-         FROM users us LEFT JOIN LATERAL (
-           SELECT d."id", d."platform", d."deviceToken" FROM "Device" d WHERE d."projectId" = us."projectId" AND d."userId" = us."userId" OFFSET 0
-         ) dv ON true
-       ), added AS (
-         INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "claimedBy", "claimedUntil", "createdAt", "updatedAt")
-         SELECT herald_uuid_v7(), p."id", p."userId", p."deviceId", p."platform", 'pending', p."claimant", now() + ($3 * interval '1 millisecond'), now(), now()
-         FROM pairs p WHERE p."deviceId" IS NOT NULL
-         ON CONFLICT DO NOTHING
-         RETURNING "id", "notificationId", "userId", "deviceId"
-       ), nobody AS (
-         INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "createdAt", "updatedAt")
-         SELECT herald_uuid_v7(), p."id", p."userId", NULL, NULL, 'no_devices', now(), now()
-         FROM pairs p WHERE p."deviceId" IS NULL
-         ON CONFLICT DO NOTHING
-       ), counted AS (
-         SELECT t."id", count(a."id")::int AS "added" FROM target t LEFT JOIN added a ON a."notificationId" = t."id" GROUP BY t."id"
-       ), planned AS (
-         UPDATE "Notification" n SET
-           "devices" = n."devices" + c."added",
-           "pendingDeliveries" = n."pendingDeliveries" + c."added",
-           "status" = CASE WHEN n."pendingDeliveries" + c."added" <= 0 THEN ${finalStatus('n."sent"')} ELSE 'processing' END,
-           "completedAt" = CASE WHEN n."pendingDeliveries" + c."added" <= 0 THEN now() ELSE n."completedAt" END,
-           "updatedAt" = now()
-         FROM counted c WHERE n."id" = c."id" AND n."status" IN ('queued', 'processing')
-         RETURNING n."id", n."projectId", n."status"::text AS "status"
-       )
-       SELECT 'row' AS "kind", a."id", a."notificationId", a."userId", a."deviceId", p."deviceToken", p."platform", NULL AS "projectId", NULL AS "status"
-       FROM added a JOIN pairs p ON p."id" = a."notificationId" AND p."deviceId" = a."deviceId"
-       UNION ALL
-       SELECT 'finished', p."id", p."id", NULL, NULL, NULL, NULL, p."projectId", p."status" FROM planned p WHERE p."status" <> 'processing'`,
+      DELIVERY_SQL.plan,
       [arrayLiteral(items.map((i) => i.notificationId)), items.map((i) => i.claimant), this.claimMs],
     );
     const out: { rows: DeliveryRow[]; finished: Finished[] } = { rows: [], finished: [] };
@@ -162,19 +230,7 @@ export class DeliveryRepository {
    */
   async claim(items: readonly { deliveryId: string; claimant: string }[]): Promise<Claimed[]> {
     const { rows } = await write<DeliveryRow & { held: boolean }>(this.pool, 'herald_claim',
-      `WITH v AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[]) AS v("id", "claimant")
-       ), taken AS (
-         UPDATE "Delivery" d SET "claimedBy" = v."claimant", "claimedUntil" = now() + ($3 * interval '1 millisecond')
-         FROM v
-         WHERE d."id" = v."id" AND d."status" = 'pending'
-           AND (d."claimedUntil" IS NULL OR d."claimedUntil" < now() OR d."claimedBy" = v."claimant")
-         RETURNING d."id", d."notificationId", d."userId", d."deviceId", d."attempts", d."providerConfigId"
-       )
-       SELECT t.*, dv."deviceToken", dv."platform", false AS "held" FROM taken t LEFT JOIN "Device" dv ON dv."id" = t."deviceId"
-       UNION ALL
-       SELECT d."id", d."notificationId", NULL, NULL, NULL, NULL, NULL, NULL, true FROM v JOIN "Delivery" d ON d."id" = v."id"
-       WHERE d."status" = 'pending' AND NOT EXISTS (SELECT 1 FROM taken t WHERE t."id" = d."id")`,
+      DELIVERY_SQL.claim,
       [arrayLiteral(items.map((i) => i.deliveryId)), items.map((i) => i.claimant), this.claimMs],
     );
     const byId = new Map<string, Claimed>();
@@ -188,7 +244,7 @@ export class DeliveryRepository {
    */
   async due(notificationId: string): Promise<string[]> {
     const { rows } = await query<{ id: string }>(this.pool, 'herald_due',
-      `SELECT "id" FROM "Delivery" WHERE "notificationId" = $1::uuid AND "status" = 'pending' AND ("nextAttemptAt" IS NULL OR "nextAttemptAt" <= now())`,
+      DELIVERY_SQL.due,
       [notificationId],
     );
     return rows.map((r) => r.id);
@@ -204,12 +260,7 @@ export class DeliveryRepository {
     const ids = held.flatMap((h) => h.ids);
     if (!ids.length) return;
     await query(this.pool, 'herald_renewClaims',
-      `UPDATE "Delivery" SET "claimedUntil" = now() + ($3 * interval '1 millisecond')
-       WHERE "id" IN (
-         SELECT d."id" FROM unnest($1::uuid[], $2::text[]) AS v("id", "claimant")
-         JOIN "Delivery" d ON d."id" = v."id" AND d."claimedBy" = v."claimant" AND d."status" = 'pending'
-         FOR UPDATE OF d SKIP LOCKED
-       )`,
+      DELIVERY_SQL.renewClaims,
       [arrayLiteral(ids), held.flatMap((h) => h.ids.map(() => h.claimant)), this.claimMs],
     );
   }
@@ -243,47 +294,7 @@ export class DeliveryRepository {
       v.device.push(o.kind === 'prune' ? o.deviceId : null);
     }
     const { rows } = await write<{ kind: string; id: string; projectId: string | null; status: string | null }>(this.pool, 'herald_record',
-      `WITH v AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::int[], $8::uuid[])
-           AS v("id", "kind", "provider", "mid", "err", "attempts", "delay", "device")
-       ), written AS (
-         UPDATE "Delivery" d SET
-           "status" = (CASE v."kind" WHEN 'sent' THEN 'sent' WHEN 'validated' THEN 'validated' WHEN 'fail' THEN 'failed' WHEN 'prune' THEN 'failed' ELSE 'pending' END)::"DeliveryStatus",
-           "providerConfigId" = v."provider",
-           "providerMessageId" = v."mid",
-           "error" = v."err",
-           "tokenRemoved" = v."kind" = 'prune',
-           "attempts" = CASE v."kind" WHEN 'retry' THEN v."attempts" WHEN 'failover' THEN 0 ELSE d."attempts" END,
-           "nextAttemptAt" = CASE WHEN v."kind" = 'retry' THEN now() + (v."delay" * interval '1 millisecond') END,
-           "claimedBy" = CASE WHEN v."kind" = 'retry' THEN NULL ELSE d."claimedBy" END,
-           "claimedUntil" = CASE WHEN v."kind" = 'retry' THEN NULL ELSE d."claimedUntil" END,
-           "updatedAt" = now()
-         FROM v WHERE d."id" = v."id" AND d."status" = 'pending'
-         RETURNING d."id", d."notificationId", v."kind", v."device"
-       ), pruned AS (
-         DELETE FROM "Device" WHERE "id" IN (SELECT "device" FROM written WHERE "kind" = 'prune')
-       ), counts AS (
-         SELECT "notificationId" AS "id",
-           -- A dry run's validated messages count as sent, so that its final status reads as a send's.
-           count(*) FILTER (WHERE "kind" IN ('sent', 'validated'))::int AS "sent",
-           count(*) FILTER (WHERE "kind" IN ('fail', 'prune'))::int AS "failed",
-           count(*) FILTER (WHERE "kind" = 'prune')::int AS "pruned"
-         FROM written GROUP BY 1
-       ), counted AS (
-         UPDATE "Notification" n SET
-           "sent" = n."sent" + c."sent",
-           "failed" = n."failed" + c."failed",
-           "invalidTokensRemoved" = n."invalidTokensRemoved" + c."pruned",
-           "pendingDeliveries" = n."pendingDeliveries" - c."sent" - c."failed",
-           "status" = CASE WHEN n."pendingDeliveries" - c."sent" - c."failed" <= 0 THEN ${finalStatus('(n."sent" + c."sent")')} ELSE n."status" END,
-           "completedAt" = CASE WHEN n."pendingDeliveries" - c."sent" - c."failed" <= 0 THEN now() ELSE n."completedAt" END,
-           "updatedAt" = now()
-         FROM counts c WHERE n."id" = c."id" AND c."sent" + c."failed" > 0 AND n."status" IN ('queued', 'processing')
-         RETURNING n."id", n."projectId", n."status"::text AS "status"
-       )
-       SELECT 'skipped' AS "kind", v."id", NULL AS "projectId", NULL AS "status" FROM v WHERE NOT EXISTS (SELECT 1 FROM written w WHERE w."id" = v."id")
-       UNION ALL
-       SELECT 'finished', "id", "projectId", "status" FROM counted WHERE "status" <> 'processing'`,
+      DELIVERY_SQL.record,
       [arrayLiteral(v.id), arrayLiteral(v.kind), arrayLiteral(v.provider), v.mid, v.err, arrayLiteral(v.attempts), arrayLiteral(v.delay), arrayLiteral(v.device)],
     );
     const skipped = new Set<string>();
@@ -301,7 +312,7 @@ export class DeliveryRepository {
    */
   async start(notificationId: string): Promise<boolean> {
     const { rows } = await query<{ id: string }>(this.pool, 'herald_start',
-      `UPDATE "Notification" SET "status" = 'queued', "updatedAt" = now() WHERE "id" = $1::uuid AND "status" = 'scheduled' RETURNING "id"`,
+      DELIVERY_SQL.start,
       [notificationId],
     );
     return rows.length > 0;

@@ -1,11 +1,18 @@
 import type { Pool } from 'pg';
-import { sqlState } from '@herald/db';
+import { sqlState, type DbOptions } from '@herald/db';
 
 /**
  * How the worker's statements run: through node-postgres directly (they run for every notification,
  * and Prisma's own work per query cost as much CPU as the statements themselves), named, and written
  * for many rows at once.
  */
+
+/**
+ * How the worker's pool plans: every execution with its own parameters, an index lookup priced as
+ * the cached read it is, and never a sequential scan where an index can answer (docs/decisions/
+ * hot-path-plans.md). The EXPLAIN test of the hot path plans under these same settings.
+ */
+export const WORKER_PLANNER: DbOptions = { customPlans: true, randomPageCost: 1.1, seqScan: false };
 
 /**
  * An array parameter of uuids, integers or fixed words as Postgres' array literal, `{a,b,NULL}`: such

@@ -49,9 +49,3 @@ export async function requeue(queue: Queue, job: IdentifiedJob): Promise<void> {
   await queue.add(job.name, job.data, job.opts);
 }
 
-/** Queues `job` again unless a job under its id will still come. Answers whether it did. */
-export async function requeueIfLost(queue: Queue, job: IdentifiedJob): Promise<boolean> {
-  if (!(await isLost(queue, job.opts.jobId))) return false;
-  await requeue(queue, job);
-  return true;
-}

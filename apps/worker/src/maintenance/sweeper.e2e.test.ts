@@ -13,6 +13,29 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => p.close());
 
+describe('sends scheduled far ahead', () => {
+  it('a scheduled send written without a job gets its delayed job from the sweeper and is delivered at its time', async () => {
+    const t = await p.project();
+    const userId = unique('cust');
+    const token = unique('tok');
+    await p.registerDevices(t.apiKey.key, [{ userId, deviceToken: token }]);
+    // As the API writes a send due later than SCHEDULE_AHEAD_MS, now coming due.
+    const sendAt = new Date(Date.now() + 3000);
+    const row = await p.h.db.notification.create({
+      data: { projectId: t.project.id, templateId: t.templateId, userIds: [userId], variables: { name: 'later', count: 1 }, recipients: 1, status: 'scheduled', sendAt, enqueuedAt: null },
+    });
+    await waitUntil(async () => !!(await p.h.container.queue.getJob(deliverJobId(row.id))), 10_000, () => 'the sweeper queued its job');
+    expect((await p.h.db.notification.findUniqueOrThrow({ where: { id: row.id } })).enqueuedAt).not.toBeNull();
+    const n = await p.waitForNotification(t.apiKey.key, row.id);
+    expect(n.status).toBe('completed');
+    // At its time, not before; and queued by the promotion, not found as lost work.
+    const done = await p.h.db.notification.findUniqueOrThrow({ where: { id: row.id } });
+    expect(done.completedAt!.getTime()).toBeGreaterThanOrEqual(sendAt.getTime());
+    expect(done.requeues).toBe(0);
+    expect(p.emulator.received({ token })).toHaveLength(1);
+  });
+});
+
 describe('lost work', () => {
   it('a notification row whose job was lost is picked up by the sweeper', async () => {
     const t = await p.project();

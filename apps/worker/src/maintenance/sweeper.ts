@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
-import { chunk, deliverJobFor, deliverJobId, retryJobFor, sweepJob } from '@herald/core';
+import { chunk, deliverJobFor, deliverJobId, retryJobFor, SCHEDULE_AHEAD_MS, sweepJob } from '@herald/core';
 import type { DeliveryObserver } from '../delivery/delivery.service';
 import { isLost, requeue, scheduleEvery } from './jobs';
 import type { LostWorkQueries } from './lost-work';
@@ -22,7 +22,8 @@ export interface SweeperOptions {
 }
 
 /**
- * Finds delivery work whose job was lost and queues it again, so that nothing accepted is ever dropped:
+ * Queues the delayed jobs of sends scheduled far ahead as they come within SCHEDULE_AHEAD_MS, and
+ * finds delivery work whose job was lost and queues it again, so that nothing accepted is ever dropped:
  * - a notification still `queued` a while after it was accepted, without a live deliver job (the API
  *   died between writing the row and enqueuing, or Redis lost the job);
  * - pending deliveries whose retry was due long ago (a worker died between scheduling a retry in
@@ -40,8 +41,12 @@ export class Sweeper {
     return scheduleEvery(this.options.queue, sweepJob, intervalMs);
   }
 
-  async sweep(): Promise<{ requeued: number; abandoned: number }> {
+  async sweep(): Promise<{ requeued: number; abandoned: number; promoted: number }> {
     const { queries, queue, logger, observe } = this.options;
+    // Sends scheduled far ahead waited in Postgres only; their delayed jobs are added as they come due.
+    // In time with any SWEEP_INTERVAL_MS under SCHEDULE_AHEAD_MS; should one be missed, the stale look below still finds it.
+    const promoted = await queries.promoteScheduled(SCHEDULE_AHEAD_MS, SWEEP_LIMIT * 4);
+    if (promoted.length) await queue.addBulk(promoted.map((n) => deliverJobFor(n.id, n.sendAt.getTime() - Date.now())));
     const requeued: string[] = [];
     const abandoned: string[] = [];
     for (const { id, requeues, jobId } of await queries.staleQueued(STALE_QUEUED_MS, SWEEP_LIMIT)) {
@@ -70,6 +75,6 @@ export class Sweeper {
     for (const f of finished) observe?.finished?.(f);
     if (requeued.length) logger.warn({ requeued: requeued.length }, 'sweeper queued lost work again');
     if (abandoned.length) logger.error({ notificationIds: abandoned }, 'sweeper gave up on lost work queued again too often');
-    return { requeued: requeued.length, abandoned: abandoned.length };
+    return { requeued: requeued.length, abandoned: abandoned.length, promoted: promoted.length };
   }
 }

@@ -7,9 +7,14 @@ import { isPublicAddress } from '@herald/core';
 /** Bytes of a response read at most; the rest is discarded with the connection. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 
+/**
+ * A failure's `error` is stored with the attempt and shown to the project: it says what went wrong in
+ * general words, never an address or a name the receiver's host resolved to (that would map the
+ * network Herald runs in). `code` is the system's error code (`ECONNREFUSED`), for the logs.
+ */
 export type SendOutcome =
   | { kind: 'response'; status: number; durationMs: number; body: string; retryAfterMs?: number }
-  | { kind: 'refused' | 'timeout' | 'network'; durationMs: number; error: string };
+  | { kind: 'refused' | 'timeout' | 'network'; durationMs: number; error: string; code?: string };
 
 export interface SendOptions {
   timeoutMs: number;
@@ -22,8 +27,20 @@ class RefusedAddressError extends Error {
   readonly code = REFUSED;
 }
 
-const refused = (host: string, address: string) =>
-  new RefusedAddressError(`Refused: ${host} resolves to ${address}, a loopback, private, link-local or metadata address`);
+const REFUSED_REASON = 'Refused: the host is, or resolves to, a loopback, private, link-local or metadata address';
+const refused = () => new RefusedAddressError(REFUSED_REASON);
+
+/** A network failure in general words, by its system error code. */
+export function networkReason(code: string | undefined): string {
+  if (!code) return 'The request failed';
+  if (/^(ENOTFOUND|EAI_)/.test(code)) return 'The host name could not be resolved';
+  if (code === 'ECONNREFUSED') return 'The connection was refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'The connection was closed before an answer';
+  if (/^(ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|ENETDOWN)$/.test(code)) return 'The host could not be reached';
+  if (/CERT|SSL|TLS|SIGNATURE/.test(code)) return 'The TLS connection failed: its certificate was not accepted';
+  if (code.startsWith('HPE_')) return 'The answer was not valid HTTP';
+  return 'The request failed';
+}
 
 /**
  * `lookup` for the socket: resolves the host and refuses it if any address is not public. It runs
@@ -35,7 +52,7 @@ function guardedLookup(allowPrivate: boolean): net.LookupFunction {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
       const bad = allowPrivate ? undefined : addresses.find((a) => !isPublicAddress(a.address));
-      if (bad) return callback(refused(hostname, bad.address), '', 0);
+      if (bad) return callback(refused(), '', 0);
       if (!addresses.length) return callback(Object.assign(new Error(`No address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
       if ((options as dns.LookupOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
       callback(null, addresses[0].address, addresses[0].family);
@@ -77,7 +94,7 @@ export function postWebhook(rawUrl: string, body: string, headers: Record<string
     const host = url.hostname.replace(/^\[|\]$/g, '');
     // An address literal never goes through `lookup`: check it here.
     if (!options.allowPrivate && net.isIP(host) && !isPublicAddress(host)) {
-      return finish({ kind: 'refused', durationMs: 0, error: refused(host, host).message });
+      return finish({ kind: 'refused', durationMs: 0, error: REFUSED_REASON });
     }
     const transport = url.protocol === 'https:' ? https : http;
     const req = transport.request(url, {
@@ -91,8 +108,8 @@ export function postWebhook(rawUrl: string, body: string, headers: Record<string
       finish({ kind: 'timeout', durationMs: elapsed(), error: `No complete answer within ${options.timeoutMs} ms` });
     }, options.timeoutMs);
     req.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === REFUSED) return finish({ kind: 'refused', durationMs: elapsed(), error: err.message });
-      finish({ kind: 'network', durationMs: elapsed(), error: err.code ? `${err.code}: ${err.message}` : err.message });
+      if (err.code === REFUSED) return finish({ kind: 'refused', durationMs: elapsed(), error: REFUSED_REASON });
+      finish({ kind: 'network', durationMs: elapsed(), error: networkReason(err.code), code: err.code });
     });
     req.on('response', (res) => {
       const chunks: Buffer[] = [];

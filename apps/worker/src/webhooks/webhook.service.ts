@@ -1,9 +1,10 @@
 import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
-import { openSecret, signWebhook, webhookJobFor, webhookSealContext, type KeyRing } from '@herald/core';
+import { openSecret, signWebhook, storableText, webhookJobFor, webhookSealContext, type KeyRing } from '@herald/core';
 import type { Db, WebhookEndpoint } from '@herald/db';
-import { escapeHtml, type Mailer } from '@herald/mail';
+import { escapeHtml, inertText, type Mailer } from '@herald/mail';
 import { postWebhook, type SendOutcome } from './sender';
+import type { ProjectSlots } from './project-slots';
 import { nextRetryDelay, type WebhookRetryPolicy } from './schedule';
 
 /** How an attempt ended, for metrics. */
@@ -27,10 +28,12 @@ export interface WebhookDispatcherDeps {
   allowPrivate: boolean;
   /** An endpoint whose attempts have all failed for this long is disabled. */
   disableAfterMs: number;
+  /** Requests in flight per project (WEBHOOK_PROJECT_CONCURRENCY); none: no cap. */
+  slots?: ProjectSlots;
   observe?: WebhookObserver;
 }
 
-/** Bytes of a response body kept in the attempt log. */
+/** Characters of a response body kept in the attempt log (any bytes: NULs and broken UTF-8 are replaced). */
 const KEPT_BODY_CHARS = 1024;
 
 const outcomeOf = (o: SendOutcome): AttemptOutcome =>
@@ -57,7 +60,12 @@ export function signingSecrets(e: WebhookEndpoint, keys: KeyRing, now = new Date
 export class WebhookDispatcher {
   constructor(private readonly deps: WebhookDispatcherDeps) {}
 
-  async attempt(deliveryId: string, attempt: number): Promise<void> {
+  /**
+   * Makes the attempt, or answers `{ deferMs }` without making it when the endpoint's project has its
+   * share of requests in flight: the job is to come back after that long (longer the more often it
+   * was put back already: `deferrals`).
+   */
+  async attempt(deliveryId: string, attempt: number, options: { deferrals?: number } = {}): Promise<{ deferMs: number } | undefined> {
     const { db, logger } = this.deps;
     const d = await db.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { endpoint: true, event: true } });
     // Gone with its endpoint (deleted): nothing more is sent.
@@ -70,9 +78,14 @@ export class WebhookDispatcher {
       return;
     }
 
+    const { slots } = this.deps;
+    const slot = `${deliveryId}:${attempt}`;
+    if (slots && !(await slots.take(d.endpoint.projectId, slot))) return { deferMs: slots.retryDelayMs(options.deferrals) };
     const timestamp = new Date();
     const headers = signWebhook(signingSecrets(d.endpoint, this.deps.keys, timestamp), d.event.id, timestamp, d.event.body);
-    const result = await postWebhook(d.endpoint.url, d.event.body, headers, { timeoutMs: this.deps.timeoutMs, allowPrivate: this.deps.allowPrivate });
+    const result = await postWebhook(d.endpoint.url, d.event.body, headers, { timeoutMs: this.deps.timeoutMs, allowPrivate: this.deps.allowPrivate }).finally(
+      () => slots?.release(d.endpoint.projectId, slot),
+    );
     const outcome = outcomeOf(result);
     const succeeded = outcome === 'succeeded';
     const delay = succeeded
@@ -87,13 +100,13 @@ export class WebhookDispatcher {
         succeeded,
         durationMs: result.durationMs,
         responseStatus: result.kind === 'response' ? result.status : null,
-        responseBody: result.kind === 'response' ? result.body.slice(0, KEPT_BODY_CHARS) : null,
+        responseBody: result.kind === 'response' ? storableText(result.body, KEPT_BODY_CHARS) : null,
         error,
       },
       delay,
     );
     this.deps.observe?.attempt?.(outcome);
-    if (!written) return; // another run of this attempt recorded it first
+    if (!written) return undefined; // another run of this attempt recorded it first
     if (succeeded) this.deps.observe?.finished?.('succeeded');
     else if (delay === undefined) this.deps.observe?.finished?.('failed');
     if (delay !== undefined) {
@@ -101,7 +114,7 @@ export class WebhookDispatcher {
       await this.deps.queue.add(next.name, next.data, next.opts);
     }
     // The URL may carry a token in its query: log the endpoint's id, never its URL or headers.
-    if (!succeeded) log.info({ outcome, responseStatus: result.kind === 'response' ? result.status : undefined, retryInMs: delay }, 'webhook attempt failed');
+    if (!succeeded) log.info({ outcome, responseStatus: result.kind === 'response' ? result.status : undefined, code: result.kind === 'response' ? undefined : result.code, retryInMs: delay }, 'webhook attempt failed');
     await this.health(d.endpoint, succeeded, timestamp);
   }
 
@@ -170,9 +183,12 @@ export class WebhookDispatcher {
     });
     if (!project) return;
     const origin = new URL(endpoint.url).origin;
-    const subject = `Herald disabled a webhook endpoint of ${project.name}`;
+    // The project's name is whatever its creator typed: quoted, on one line and defanged, as in the
+    // invite mail, so that it cannot carry a link (in the subject too).
+    const name = inertText(project.name);
+    const subject = `Herald disabled a webhook endpoint of ${name}`;
     const text =
-      `Every delivery to the webhook endpoint ${origin} (id ${endpoint.id}) of the project "${project.name}" has failed ` +
+      `Every delivery to the webhook endpoint ${origin} (id ${endpoint.id}) of the project ${name} has failed ` +
       `since ${failingSince.toISOString()}, so Herald has disabled it. Events are no longer sent to it.\n\n` +
       `Its deliveries and their errors: GET /projects/${endpoint.projectId}/webhooks/${endpoint.id}/deliveries. ` +
       `Once the receiver works again, enable the endpoint with PUT /projects/${endpoint.projectId}/webhooks/${endpoint.id} {"enabled": true}.\n`;

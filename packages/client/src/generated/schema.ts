@@ -576,7 +576,7 @@ export interface paths {
         delete: operations["deleteProjectsByProjectIdApiKeysByKeyId"];
         options?: never;
         head?: never;
-        /** Rename, disable or enable an API key */
+        /** Rename, disable or enable an API key, or change its scopes or expiry */
         patch: operations["patchProjectsByProjectIdApiKeysByKeyId"];
         trace?: never;
     };
@@ -999,6 +999,57 @@ export interface paths {
         };
         /** The endpoint's deliveries, newest first, with every attempt (status, response code, duration, next retry) */
         get: operations["getProjectsByProjectIdWebhooksByWebhookIdDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/audit-log/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the audit chain is whole, or the first entry where it breaks */
+        get: operations["getProjectsByProjectIdAuditLogVerify"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/audit-log/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The filtered audit log as JSON Lines (application/x-ndjson), oldest first */
+        get: operations["getProjectsByProjectIdAuditLogExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Audit entries, newest first, filtered; cursor-paginated */
+        get: operations["getProjectsByProjectIdAuditLog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1695,6 +1746,8 @@ export interface components {
             name: string;
             prefix: string;
             enabled: boolean;
+            scopes: ("devices:write" | "devices:read" | "send" | "notifications:read" | "templates:read" | "templates:write" | "events:write")[];
+            expiresAt: string | null;
             /** Format: date-time */
             createdAt: string;
             lastUsedAt: string | null;
@@ -1719,6 +1772,48 @@ export interface components {
         } | {
             not: components["schemas"]["AudienceFilter"];
         };
+        /** @description One change to a project: who, what, from where and when (docs/audit.md). */
+        AuditEntry: {
+            /** Format: uuid */
+            id: string;
+            number: number;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "apiKey" | "system";
+                id: string | null;
+                email?: string;
+                name?: string;
+            };
+            action: string;
+            target: {
+                type: string;
+                id: string | null;
+            };
+            changes: {
+                [key: string]: unknown;
+            };
+            ip: string | null;
+            userAgent: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            hash: string;
+        };
+        /** @description Audit entries, newest first; pass `nextCursor` as `cursor` for the next page. */
+        AuditPage: {
+            data: components["schemas"]["AuditEntry"][];
+            nextCursor: string | null;
+        };
+        AuditVerification: {
+            valid: boolean;
+            entries: number;
+            brokenAt?: {
+                /** Format: uuid */
+                id: string;
+                number: number;
+                /** @enum {string} */
+                reason: "altered" | "entries missing before it";
+            };
+        };
         /** @description A new API key. `key` is shown here only, never again. */
         CreatedApiKey: {
             /** Format: uuid */
@@ -1726,6 +1821,8 @@ export interface components {
             name: string;
             prefix: string;
             enabled: boolean;
+            scopes: ("devices:write" | "devices:read" | "send" | "notifications:read" | "templates:read" | "templates:write" | "events:write")[];
+            expiresAt: string | null;
             /** Format: date-time */
             createdAt: string;
             key: string;
@@ -2368,7 +2465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Push notifications are not configured for this project | Push notifications are disabled for this project | No enabled push provider is configured for this project */
+            /** @description Push notifications are not configured for this project | Push notifications are disabled for this project | No enabled push provider is configured for this project | with `sendAt`: the project holds SCHEDULED_PER_PROJECT scheduled notifications already (default 10,000) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2519,7 +2616,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Push notifications are not configured for this project | Push notifications are disabled for this project | No enabled push provider is configured for this project */
+            /** @description Push notifications are not configured for this project | Push notifications are disabled for this project | No enabled push provider is configured for this project | with `sendAt`: the project holds SCHEDULED_PER_PROJECT scheduled notifications already (default 10,000) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3963,6 +4060,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The account owns PROJECTS_PER_ACCOUNT projects already (default 20) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4123,6 +4229,9 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
+                    scopes?: ("devices:write" | "devices:read" | "send" | "notifications:read" | "templates:read" | "templates:write" | "events:write")[];
+                    /** Format: date-time */
+                    expiresAt?: string;
                 };
             };
         };
@@ -4197,6 +4306,8 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     enabled?: boolean;
+                    scopes?: ("devices:write" | "devices:read" | "send" | "notifications:read" | "templates:read" | "templates:write" | "events:write")[];
+                    expiresAt?: string | null;
                 };
             };
         };
@@ -5426,6 +5537,15 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description The project holds WEBHOOK_ENDPOINTS_PER_PROJECT endpoints already (default 20): delete one first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5613,6 +5733,10 @@ export interface operations {
             /** @description Accepted into the delivery queue */
             202: {
                 headers: {
+                    /** @description IETF draft-8: the remaining quota of this window, e.g. `"send";r=99;t=60` */
+                    RateLimit?: string;
+                    /** @description IETF draft-8: the policy, e.g. `"send";q=100;w=60` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5628,6 +5752,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5690,6 +5815,105 @@ export interface operations {
                             totalPages: number;
                         };
                     };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProjectsByProjectIdAuditLogVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditVerification"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProjectsByProjectIdAuditLogExport: {
+        parameters: {
+            query?: {
+                actor?: string;
+                actorType?: "user" | "apiKey" | "system";
+                action?: "project.created" | "project.deleted" | "member.joined" | "member.removed" | "member.role_changed" | "invite.created" | "invite.resent" | "invite.canceled" | "api_key.created" | "api_key.updated" | "api_key.deleted" | "template.created" | "template.updated" | "template.deleted" | "templates.imported" | "push_config.created" | "push_config.updated" | "provider.created" | "provider.updated" | "provider.deleted" | "providers.reordered" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "segment.created" | "segment.updated" | "segment.deleted" | "settings.updated" | "notification.canceled" | "broadcast.halted" | "broadcast.resumed";
+                targetType?: string;
+                targetId?: string;
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProjectsByProjectIdAuditLog: {
+        parameters: {
+            query?: {
+                actor?: string;
+                actorType?: "user" | "apiKey" | "system";
+                action?: "project.created" | "project.deleted" | "member.joined" | "member.removed" | "member.role_changed" | "invite.created" | "invite.resent" | "invite.canceled" | "api_key.created" | "api_key.updated" | "api_key.deleted" | "template.created" | "template.updated" | "template.deleted" | "templates.imported" | "push_config.created" | "push_config.updated" | "provider.created" | "provider.updated" | "provider.deleted" | "providers.reordered" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "segment.created" | "segment.updated" | "segment.deleted" | "settings.updated" | "notification.canceled" | "broadcast.halted" | "broadcast.resumed";
+                targetType?: string;
+                targetId?: string;
+                from?: string;
+                to?: string;
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
                 };
             };
             400: components["responses"]["BadRequest"];

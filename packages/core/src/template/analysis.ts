@@ -24,6 +24,8 @@ interface Scope {
 class VariableCollector {
   /** Unique variables in first-appearance order, by dotted name, with their path segments. */
   readonly found = new Map<string, string[]>();
+  /** Whether an expression reads the root variables as a whole (`this` at the root, `@root`, `../` up to it): any of them may be used. */
+  readsRoot = false;
   private field: TemplateField = 'title';
 
   collect(field: TemplateField, program: Program) {
@@ -43,11 +45,17 @@ class VariableCollector {
     if (!this.found.has(name)) this.found.set(name, parts);
   }
 
-  /** The root-variable path an expression reads, or null when it reads no template variable. */
+  /** The root-variable path an expression reads, or null when it reads no template variable (or the root itself: `readsRoot`). */
   private resolve(path: PathExpression, scopes: Scope[]): string[] | null {
+    const parts = this.resolvePath(path, scopes);
+    if (parts && !parts.length) this.readsRoot = true;
+    return parts?.length ? parts : null;
+  }
+
+  private resolvePath(path: PathExpression, scopes: Scope[]): string[] | null {
     if (path.data) {
       // `@root.user.name` is the root variable `user.name`; `@index`, `@key`, … are loop data.
-      return path.parts[0] === 'root' && path.parts.length > 1 ? path.parts.slice(1) : null;
+      return path.parts[0] === 'root' ? path.parts.slice(1) : null;
     }
     const current = scopes[scopes.length - 1];
     if (path.depth === 0 && !isScoped(path) && path.parts.length && current.blockParams.has(path.parts[0])) {
@@ -56,7 +64,7 @@ class VariableCollector {
     }
     // `../` above the outermost scope reads nothing (Handlebars renders it empty).
     const target = scopes[scopes.length - 1 - path.depth];
-    if (!target?.base || !path.parts.length) return null;
+    if (!target?.base) return null;
     return [...target.base, ...path.parts];
   }
 
@@ -186,6 +194,8 @@ class VariableCollector {
 export interface Analysis {
   variables: string[];
   paths: string[][];
+  /** The root variables may be read as a whole: which of them are used is not known. */
+  readsRoot: boolean;
   programs: Record<TemplateField, Program>;
 }
 
@@ -195,7 +205,7 @@ export function analyse(title: string, body: string): Analysis {
   const programs = { title: parse('title', title), body: parse('body', body) };
   collector.collect('title', programs.title);
   collector.collect('body', programs.body);
-  return { variables: [...collector.found.keys()], paths: [...collector.found.values()], programs };
+  return { variables: [...collector.found.keys()], paths: [...collector.found.values()], readsRoot: collector.readsRoot, programs };
 }
 
 /** The variables of a template: unique names in first-appearance order, title then body. Throws TemplateSyntaxError. */

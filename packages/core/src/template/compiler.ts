@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { analyse } from './analysis';
-import { beginRender, compileField, endRender, hasHash, HELPERS, isScoped, lookup, renderField, type FieldRenderer, type TemplateVariables } from './engine';
+import { beginRender, chargeText, compileField, endRender, hasHash, HELPERS, isScoped, lookup, renderField, type FieldRenderer, type TemplateVariables } from './engine';
 
 /**
  * Turning a template into something that renders: Handlebars' compiled code, or a plain renderer
@@ -16,7 +16,13 @@ export interface RenderedTemplate {
 
 export interface CompiledTemplate {
   variables: string[];
-  render(variables?: TemplateVariables): RenderedTemplate;
+  /** `maxText`: characters of title and body together past which the render stops (RenderTooLongError). */
+  render(variables?: TemplateVariables, options?: { maxText?: number }): RenderedTemplate;
+  /**
+   * The variables the template can read, of these: those whose top-level name it uses (all of them if
+   * it reads the variables as a whole, e.g. `{{lookup this key}}`). Rendering them gives the same text.
+   */
+  used(variables: TemplateVariables): TemplateVariables;
   /** The variables that resolve to undefined or null in `variables`; they render empty. */
   missing(variables?: TemplateVariables): string[];
 }
@@ -54,8 +60,8 @@ function plainRenderer(program: hbs.AST.Program): ((variables: TemplateVariables
   }
   return (variables) => {
     let out = '';
-    // Each placeholder as text (`'' +` throws, as Handlebars does, for a value that cannot become text).
-    for (const piece of pieces) out += typeof piece === 'string' ? piece : '' + (lookup(variables, piece) ?? '');
+    // Each placeholder as text, charged to the render in progress (see `chargeText`).
+    for (const piece of pieces) out += chargeText(typeof piece === 'string' ? piece : (lookup(variables, piece) ?? ''));
     return out;
   };
 }
@@ -65,19 +71,24 @@ function toData(data: unknown): Record<string, unknown> {
 }
 
 function build(source: TemplateSource): CompiledTemplate {
-  const { variables, paths, programs } = analyse(source.title, source.body);
+  const { variables, paths, programs, readsRoot } = analyse(source.title, source.body);
+  const roots = new Set(paths.map((p) => p[0]));
   const data = toData(source.data);
   const title: FieldRenderer = plainRenderer(programs.title) ?? compileField('title', source.title);
   const body: FieldRenderer = plainRenderer(programs.body) ?? compileField('body', source.body);
   return {
     variables,
-    render(vars = {}) {
-      const outer = beginRender();
+    render(vars = {}, options = {}) {
+      const outer = beginRender(options.maxText);
       try {
         return { title: renderField('title', title, vars), body: renderField('body', body, vars), data: { ...data } };
       } finally {
         endRender(outer);
       }
+    },
+    used(vars) {
+      if (readsRoot) return vars;
+      return Object.fromEntries(Object.entries(vars).filter(([name]) => roots.has(name)));
     },
     missing(vars = {}) {
       return variables.filter((_, i) => lookup(vars, paths[i]) == null);

@@ -31,6 +31,17 @@ export class TemplateRenderError extends Error {
   }
 }
 
+/**
+ * A render that went past the text it was allowed (`maxText`): stopped there, before the rest was
+ * produced. A send allows FCM's 4 KB: a message with more characters than that is refused anyway.
+ */
+export class RenderTooLongError extends TemplateRenderError {
+  override name = 'RenderTooLongError';
+  constructor(readonly limit: number) {
+    super(`the rendered title and body are longer than ${limit} characters`);
+  }
+}
+
 /** Whether an error is one the template or its variables caused (the caller's to fix, a 400), not Herald's. */
 export const isTemplateError = (err: unknown): err is TemplateSyntaxError | TemplateRenderError => err instanceof TemplateSyntaxError || err instanceof TemplateRenderError;
 
@@ -52,6 +63,9 @@ export const TEMPLATE_MAX_DEPTH = 16;
 export interface RenderBudget {
   iterations: number;
   output: number;
+  /** Characters the render (title and body together) may still produce; see `RenderTooLongError`. */
+  text: number;
+  maxText: number;
 }
 
 /** The budget of the render in progress; rendering is synchronous, so one at a time per process. */
@@ -61,10 +75,20 @@ let budget: RenderBudget | undefined;
  * Starts one render (title and body together) with a fresh budget, and answers the budget it
  * replaces, which `endRender` puts back.
  */
-export function beginRender(): RenderBudget | undefined {
+export function beginRender(maxText = Infinity): RenderBudget | undefined {
   const outer = budget;
-  budget = { iterations: RENDER_MAX_ITERATIONS, output: RENDER_MAX_LOOP_OUTPUT };
+  budget = { iterations: RENDER_MAX_ITERATIONS, output: RENDER_MAX_LOOP_OUTPUT, text: maxText, maxText };
   return outer;
+}
+
+/**
+ * A piece of a field's text, charged to the render in progress: past its `maxText` the render stops
+ * (`'' +` throws, as Handlebars does, for a value that cannot become text).
+ */
+export function chargeText(value: unknown): string {
+  const text = '' + (value as string);
+  if (budget && (budget.text -= text.length) < 0) throw new RenderTooLongError(budget.maxText);
+  return text;
 }
 
 export function endRender(outer: RenderBudget | undefined): void {
@@ -77,6 +101,10 @@ type HelperOptions = Handlebars.HelperOptions;
 const hb = Handlebars.create();
 // `{{log}}` would write template content to the process's console.
 hb.registerHelper('log', () => '');
+// The generated code's way to `chargeText` (below). Templates cannot call it: they are compiled with
+// `knownHelpersOnly`, so `{{__heraldText}}` is a variable like any other.
+const CHARGE_HELPER = '__heraldText';
+hb.registerHelper(CHARGE_HELPER, chargeText);
 // Every loop goes through `each` (a Mustache section over a list too, through blockHelperMissing),
 // so charging each of its iterations to the budget bounds every render.
 const builtinEach = hb.helpers.each as (this: unknown, context: unknown, options: HelperOptions) => string;
@@ -103,7 +131,9 @@ interface CodeGenerator {
  * Each placeholder renders as text. Handlebars' generated code joins a template's pieces with
  * JavaScript's `+` and makes the whole a string only at the end, so without escaping two numbers side
  * by side would add up (`{{a}}{{b}}` with 1 and 2 gave "3"). This environment's code generator makes
- * each piece a string before it is joined ("12"), as escaping does, without the escaping.
+ * each piece a string before it is joined ("12"), as escaping does, without the escaping. The pieces
+ * of a field's own program (not a block's, whose whole text is a piece of the field) are charged to the
+ * render's `maxText`, so that a render stops as soon as it has produced too much.
  */
 const engine = hb as unknown as { JavaScriptCompiler: new () => object };
 const handlebarsCodeGenerator = engine.JavaScriptCompiler.prototype as CodeGenerator;
@@ -111,7 +141,9 @@ class TextCodeGenerator extends engine.JavaScriptCompiler {}
 const textCodeGenerator = TextCodeGenerator.prototype as CodeGenerator;
 textCodeGenerator.compiler = TextCodeGenerator;
 textCodeGenerator.appendToBuffer = function (source, location, explicit) {
-  return handlebarsCodeGenerator.appendToBuffer.call(this, ['"" + (', ...(Array.isArray(source) ? source : [source]), ')'], location, explicit);
+  // Helpers are called through Handlebars' wrapper, which expects an options object last: `{}`.
+  const [open, close] = (this as { isChild?: boolean }).isChild ? ['"" + (', ')'] : [`container.helpers.${CHARGE_HELPER}(`, ', {})'];
+  return handlebarsCodeGenerator.appendToBuffer.call(this, [open, ...(Array.isArray(source) ? source : [source]), close], location, explicit);
 };
 engine.JavaScriptCompiler = TextCodeGenerator;
 

@@ -7,6 +7,6 @@
  * - analysis.ts: reading a template (its variables, what it may use);
  * - compiler.ts: compiled templates and their cache.
  */
-export { isTemplateError, RENDER_MAX_ITERATIONS, RENDER_MAX_LOOP_OUTPUT, RENDER_MAX_OUTPUT, TEMPLATE_MAX_DEPTH, TemplateRenderError, TemplateSyntaxError, type TemplateField, type TemplateVariables } from './engine';
+export { isTemplateError, RenderTooLongError, RENDER_MAX_ITERATIONS, RENDER_MAX_LOOP_OUTPUT, RENDER_MAX_OUTPUT, TEMPLATE_MAX_DEPTH, TemplateRenderError, TemplateSyntaxError, type TemplateField, type TemplateVariables } from './engine';
 export { templateVariables, validateTemplate } from './analysis';
 export { compileTemplate, createTemplateCompiler, type CachedTemplate, type CompiledTemplate, type RenderedTemplate, type TemplateSource } from './compiler';

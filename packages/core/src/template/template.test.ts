@@ -2,6 +2,7 @@ import {
   compileTemplate,
   createTemplateCompiler,
   RENDER_MAX_ITERATIONS,
+  RenderTooLongError,
   TEMPLATE_MAX_DEPTH,
   TemplateRenderError,
   TemplateSyntaxError,
@@ -366,5 +367,36 @@ describe('plain templates (text and {{name}} placeholders) render without Handle
       expect(render(title, vars).title).toBe(text);
       expect(throughHandlebars(title, vars)).toEqual({ text });
     }
+  });
+});
+
+describe('maxText: a render stops as soon as it has produced too much', () => {
+  /** Variables whose `a` counts how often the render read it: the work done, by the pieces produced. */
+  const counting = (value: string) => {
+    const reads = { n: 0 };
+    const vars = {};
+    Object.defineProperty(vars, 'a', { enumerable: true, get: () => (reads.n++, value) });
+    return { vars, reads };
+  };
+
+  it.each([
+    ['plain placeholders', '{{a}}'.repeat(809)],
+    ['placeholders through Handlebars', '{{#with this}}{{/with}}' + '{{a}}'.repeat(809)],
+    ['inside a block', '{{#if 1}}' + '{{a}}'.repeat(40) + '{{/if}}' + '{{a}}'.repeat(769)],
+  ])('%s: 809 × 81 characters stop after about 4096 of them', (_, body) => {
+    const { vars, reads } = counting('x'.repeat(81));
+    expect(() => compileTemplate({ title: 't', body }).render(vars, { maxText: 4096 })).toThrow(RenderTooLongError);
+    // 4096 / 81 ≈ 51 pieces, and at most one block's worth more; never the 809 of the whole render.
+    expect(reads.n).toBeLessThanOrEqual(51 + 41);
+    expect(reads.n).toBeGreaterThanOrEqual(50);
+  });
+
+  it('title and body count together; a render within it is whole, and without it nothing changes', () => {
+    const template = compileTemplate({ title: '{{a}}', body: '{{#each list}}{{this}}{{/each}}{{a}}' });
+    expect(template.render({ a: 'x'.repeat(10), list: [1, 2] }, { maxText: 22 })).toMatchObject({ title: 'xxxxxxxxxx', body: '12xxxxxxxxxx' });
+    expect(() => template.render({ a: 'x'.repeat(10), list: [1, 2] }, { maxText: 21 })).toThrow(RenderTooLongError);
+    expect(template.render({ a: 'x'.repeat(5000), list: [] }).body).toHaveLength(5000);
+    // A variable named like the engine's own piece counter is just a variable.
+    expect(compileTemplate({ title: '{{__heraldText}}{{#if 1}}!{{/if}}', body: '' }).render({ __heraldText: 'v' }, { maxText: 10 }).title).toBe('v!');
   });
 });

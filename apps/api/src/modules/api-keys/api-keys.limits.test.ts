@@ -5,7 +5,7 @@ import { tooManyKeys } from './api-keys.service';
  * Hardening: no bound per project. Limits count per credential, and a project could create keys
  * without end: twenty keys made twenty send-bulk allowances. Keys per project are capped
  * (API_KEYS_PER_PROJECT, 409 past it), and a per-project limit over all credentials can be set
- * (RATE_LIMIT_PROJECT_SEND, off by default).
+ * (RATE_LIMIT_PROJECT_SEND, 1,000 a minute by default).
  */
 let h: Harness;
 

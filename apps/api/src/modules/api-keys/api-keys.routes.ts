@@ -23,7 +23,7 @@ export function apiKeyRoutes(c: ApiContainer): RouteDefinition[] {
         status: 201,
         response: createdKeyResponse,
       },
-      ({ project, body }) => keys.create(project.id, body.name),
+      ({ project, body, audit }) => keys.create(project.id, body, audit),
     ),
     defineRoute(
       {
@@ -42,7 +42,7 @@ export function apiKeyRoutes(c: ApiContainer): RouteDefinition[] {
       {
         method: 'patch',
         path: '/projects/:projectId/api-keys/:keyId',
-        summary: 'Rename, disable or enable an API key',
+        summary: 'Rename, disable or enable an API key, or change its scopes or expiry',
         tags,
         auth: 'jwt',
         params: keyParams,
@@ -50,7 +50,7 @@ export function apiKeyRoutes(c: ApiContainer): RouteDefinition[] {
         project: admin,
         response: apiKeyResponse,
       },
-      ({ project, params, body }) => keys.update(project.id, params.keyId, body),
+      ({ project, params, body, audit }) => keys.update(project.id, params.keyId, body, audit),
     ),
     defineRoute(
       {
@@ -63,7 +63,7 @@ export function apiKeyRoutes(c: ApiContainer): RouteDefinition[] {
         project: admin,
         response: messageResponse,
       },
-      ({ project, params }) => keys.remove(project.id, params.keyId),
+      ({ project, params, audit }) => keys.remove(project.id, params.keyId, audit),
     ),
   ];
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { uuid } from '@herald/schemas';
+import { API_KEY_SCOPES, uuid } from '@herald/schemas';
 
 // The request bodies, which the dashboard validates with too, are defined in @herald/schemas.
 export { createKeyBody, updateKeyBody } from '@herald/schemas';
@@ -13,6 +13,8 @@ export const apiKeyResponse = z.object({
   name: z.string(),
   prefix: z.string(),
   enabled: z.boolean(),
+  scopes: z.array(z.enum(API_KEY_SCOPES)),
+  expiresAt: z.iso.datetime().nullable(),
   createdAt: z.iso.datetime(),
   lastUsedAt: z.iso.datetime().nullable(),
 });

@@ -1,20 +1,40 @@
 import { AppError, generateApiKey, hashSecret } from '@herald/core';
-import { isPrismaError, type ApiKey, type Db } from '@herald/db';
+import { auditChanges, writeAudit, type ApiKey, type AuditSource, type Db } from '@herald/db';
+import type { ApiKeyScope } from '@herald/schemas';
 
 export const KEY_NOT_FOUND = 'API key not found';
 
-const toKeyResponse = (k: Pick<ApiKey, 'id' | 'name' | 'prefix' | 'enabled' | 'createdAt' | 'lastUsedAt'>) => ({
+type KeyFields = Pick<ApiKey, 'id' | 'name' | 'prefix' | 'enabled' | 'scopes' | 'expiresAt' | 'createdAt' | 'lastUsedAt'>;
+
+const toCreatedFields = (k: Omit<KeyFields, 'lastUsedAt'>) => ({
   id: k.id,
   name: k.name,
   prefix: k.prefix,
   enabled: k.enabled,
+  scopes: k.scopes as ApiKeyScope[],
+  expiresAt: k.expiresAt?.toISOString() ?? null,
   createdAt: k.createdAt.toISOString(),
-  lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
 });
+
+const toKeyResponse = (k: KeyFields) => ({ ...toCreatedFields(k), lastUsedAt: k.lastUsedAt?.toISOString() ?? null });
+
+export interface KeySettings {
+  name: string;
+  scopes?: ApiKeyScope[];
+  expiresAt?: string;
+}
+
+export interface KeyChanges {
+  name?: string;
+  enabled?: boolean;
+  scopes?: ApiKeyScope[];
+  expiresAt?: string | null;
+}
 
 export const tooManyKeys = (max: number) => `A project may hold at most ${max} API keys: delete one first`;
 
-const isMissingRow = (err: unknown) => isPrismaError(err, 'P2025');
+/** A key's fields as the audit log records them (its hash only as "changed"). */
+const AUDITED = ['name', 'prefix', 'enabled', 'scopes', 'expiresAt'] as const;
 
 /**
  * A project's API keys. Only the SHA-256 of a key is stored; the key itself is shown once, at
@@ -29,15 +49,17 @@ export class ApiKeysService {
     private readonly maxPerProject: number,
   ) {}
 
-  async create(projectId: string, name: string) {
+  async create(projectId: string, { name, scopes, expiresAt }: KeySettings, source: AuditSource) {
     const { key, prefix } = generateApiKey();
     const row = await this.db.$transaction(async (tx) => {
       // The project's row is locked, so that concurrent creations cannot pass the cap together.
       await tx.$queryRaw`SELECT 1 FROM "Project" WHERE "id" = ${projectId}::uuid FOR UPDATE`;
       if ((await tx.apiKey.count({ where: { projectId } })) >= this.maxPerProject) throw AppError.conflict(tooManyKeys(this.maxPerProject));
-      return tx.apiKey.create({ data: { projectId, name, prefix, keyHash: hashSecret(key) } });
+      const created = await tx.apiKey.create({ data: { projectId, name, prefix, keyHash: hashSecret(key), scopes, expiresAt: expiresAt && new Date(expiresAt) } });
+      await writeAudit(tx, source, { projectId, action: 'api_key.created', target: { type: 'api_key', id: created.id }, changes: auditChanges(null, created, AUDITED, ['keyHash']) });
+      return created;
     });
-    return { id: row.id, name: row.name, key, prefix: row.prefix, enabled: row.enabled, createdAt: row.createdAt.toISOString() };
+    return { ...toCreatedFields(row), key };
   }
 
   async list(projectId: string) {
@@ -45,19 +67,25 @@ export class ApiKeysService {
     return keys.map(toKeyResponse);
   }
 
-  async update(projectId: string, keyId: string, changes: { name?: string; enabled?: boolean }) {
-    try {
-      const row = await this.db.apiKey.update({ where: { id: keyId, projectId }, data: changes });
-      return toKeyResponse(row);
-    } catch (err) {
-      if (isMissingRow(err)) throw AppError.notFound(KEY_NOT_FOUND);
-      throw err;
-    }
+  async update(projectId: string, keyId: string, { expiresAt, ...changes }: KeyChanges, source: AuditSource) {
+    const data = { ...changes, ...(expiresAt !== undefined && { expiresAt: expiresAt && new Date(expiresAt) }) };
+    const row = await this.db.$transaction(async (tx) => {
+      const before = await tx.apiKey.findFirst({ where: { id: keyId, projectId } });
+      if (!before) throw AppError.notFound(KEY_NOT_FOUND);
+      const after = await tx.apiKey.update({ where: { id: keyId }, data });
+      await writeAudit(tx, source, { projectId, action: 'api_key.updated', target: { type: 'api_key', id: keyId }, changes: auditChanges(before, after, AUDITED) });
+      return after;
+    });
+    return toKeyResponse(row);
   }
 
-  async remove(projectId: string, keyId: string) {
-    const deleted = await this.db.apiKey.deleteMany({ where: { id: keyId, projectId } });
-    if (deleted.count === 0) throw AppError.notFound(KEY_NOT_FOUND);
+  async remove(projectId: string, keyId: string, source: AuditSource) {
+    await this.db.$transaction(async (tx) => {
+      const before = await tx.apiKey.findFirst({ where: { id: keyId, projectId } });
+      if (!before) throw AppError.notFound(KEY_NOT_FOUND);
+      await tx.apiKey.delete({ where: { id: keyId } });
+      await writeAudit(tx, source, { projectId, action: 'api_key.deleted', target: { type: 'api_key', id: keyId }, changes: auditChanges(before, null, AUDITED) });
+    });
     return { message: 'API key deleted' };
   }
 }

@@ -1,4 +1,5 @@
 import { hashSecret } from '@herald/core';
+import { API_KEY_SCOPES } from '@herald/schemas';
 import { expectError, startApi, waitUntil, type Harness } from '@herald/testing';
 import { keysAdmin } from './test-helpers/keys-admin';
 
@@ -22,7 +23,7 @@ describe('API key CRUD', () => {
     const { admin, project, base } = await adminWithProject();
     const res = await h.post(base, { token: admin.accessToken, body: { name: ' Production ' } });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.any(String), name: 'Production', key: expect.stringMatching(/^hk_[0-9A-Za-z]{40}$/), prefix: expect.any(String), enabled: true, createdAt: expect.stringMatching(ISO) });
+    expect(res.body).toEqual({ id: expect.any(String), name: 'Production', key: expect.stringMatching(/^hk_[0-9A-Za-z]{40}$/), prefix: expect.any(String), enabled: true, scopes: [...API_KEY_SCOPES], expiresAt: null, createdAt: expect.stringMatching(ISO) });
     const { key, prefix } = res.body;
     expect(key.startsWith(prefix)).toBe(true);
     expect(prefix.length).toBeLessThan(key.length / 2);
@@ -32,7 +33,7 @@ describe('API key CRUD', () => {
 
     const list = await h.get(base, { token: admin.accessToken });
     expect(list.status).toBe(200);
-    expect(list.body).toEqual([{ id: res.body.id, name: 'Production', prefix, enabled: true, createdAt: res.body.createdAt, lastUsedAt: null }]);
+    expect(list.body).toEqual([{ id: res.body.id, name: 'Production', prefix, enabled: true, scopes: [...API_KEY_SCOPES], expiresAt: null, createdAt: res.body.createdAt, lastUsedAt: null }]);
     expect(list.text).not.toContain(key);
     expect(list.text).not.toContain(row.keyHash);
 
@@ -55,7 +56,7 @@ describe('API key CRUD', () => {
 
     const renamed = await h.patch(`${base}/${created.id}`, { token: admin.accessToken, body: { name: 'staging' } });
     expect(renamed.status).toBe(200);
-    expect(renamed.body).toEqual({ id: created.id, name: 'staging', prefix: created.prefix, enabled: true, createdAt: created.createdAt, lastUsedAt: null });
+    expect(renamed.body).toEqual({ id: created.id, name: 'staging', prefix: created.prefix, enabled: true, scopes: [...API_KEY_SCOPES], expiresAt: null, createdAt: created.createdAt, lastUsedAt: null });
 
     const disabled = await h.patch(`${base}/${created.id}`, { token: admin.accessToken, body: { enabled: false } });
     expect(disabled.body).toMatchObject({ name: 'staging', enabled: false });

@@ -10,7 +10,7 @@ import { AttributesService } from './attributes.service';
 export function attributeRoutes(c: ApiContainer): RouteDefinition[] {
   const attributes = new AttributesService(c.db);
   const tags = ['Devices'];
-  const common = { tags, auth: 'keyOrJwt', query: projectQuery, project: { from: 'query' }, keepsProjectCache: true } as const;
+  const common = { tags, auth: 'keyOrJwt', scope: 'devices:write', query: projectQuery, project: { from: 'query' }, keepsProjectCache: true } as const;
 
   return [
     defineRoute(

@@ -28,7 +28,7 @@ export function audienceRoutes(c: ApiContainer): RouteDefinition[] {
   const update = (method: 'put' | 'patch') =>
     defineRoute(
       { ...write, method, path: one, summary: `Change a segment's name, description or filter${method === 'patch' ? ' (the same as PUT)' : ''}`, params: segmentParams, body: updateSegmentBody, response: segmentResponse },
-      ({ project, params, body }) => audiences.update(project.id, params.segmentId, body),
+      ({ project, params, body, audit }) => audiences.update(project.id, params.segmentId, body, audit),
     );
 
   return [
@@ -39,6 +39,7 @@ export function audienceRoutes(c: ApiContainer): RouteDefinition[] {
         path: '/push/audience/count',
         summary: 'How many devices and users an audience (a segment, a filter, or all) holds now, per platform',
         auth: 'keyOrJwt',
+        scope: 'devices:read',
         query: projectQuery,
         body: audience,
         project: { from: 'query' },
@@ -50,7 +51,7 @@ export function audienceRoutes(c: ApiContainer): RouteDefinition[] {
     ),
     defineRoute(
       { ...write, method: 'post', path, summary: 'Save a filter as a named segment', params: projectParams, body: createSegmentBody, status: 201, response: segmentResponse },
-      ({ project, body }) => audiences.create(project.id, body),
+      ({ project, body, audit }) => audiences.create(project.id, body, audit),
     ),
     defineRoute({ ...read, method: 'get', path, summary: "The project's segments, oldest first", params: projectParams, response: segmentResponse.array() }, ({ project }) => audiences.list(project.id)),
     defineRoute({ ...read, method: 'get', path: one, summary: 'One segment', params: segmentParams, response: segmentResponse }, ({ project, params }) => audiences.get(project.id, params.segmentId)),
@@ -58,7 +59,7 @@ export function audienceRoutes(c: ApiContainer): RouteDefinition[] {
     update('patch'),
     defineRoute(
       { ...write, method: 'delete', path: one, summary: 'Delete a segment', params: segmentParams, response: messageResponse },
-      ({ project, params }) => audiences.remove(project.id, params.segmentId),
+      ({ project, params, audit }) => audiences.remove(project.id, params.segmentId, audit),
     ),
   ];
 }

@@ -1,5 +1,5 @@
 import { AppError, type AudienceFilter } from '@herald/core';
-import { audienceCountStatement, isUniqueViolation, sqlPool, toAudienceCount, type Db, type Segment } from '@herald/db';
+import { audienceCountStatement, auditChanges, isUniqueViolation, sqlPool, toAudienceCount, writeAudit, type AuditSource, type Db, type Segment } from '@herald/db';
 import type { Audience } from './audiences.schema';
 
 export const SEGMENT_NOT_FOUND = 'Segment not found';
@@ -25,12 +25,19 @@ interface SegmentInput {
  * Segments — a project's saved filters — and audience counts. Every query is scoped by the project:
  * another project's segment id is a 404 like an unknown one.
  */
+/** A segment's fields as the audit log records them. */
+const SEGMENT_AUDITED = ['name', 'description', 'filter'] as const;
+
 export class AudiencesService {
   constructor(private readonly db: Db) {}
 
-  async create(projectId: string, input: Required<Pick<SegmentInput, 'name' | 'filter'>> & SegmentInput) {
-    const row = await this.db.segment
-      .create({ data: { projectId, name: input.name, description: input.description ?? null, filter: input.filter as object } })
+  async create(projectId: string, input: Required<Pick<SegmentInput, 'name' | 'filter'>> & SegmentInput, source: AuditSource) {
+    const row = await this.db
+      .$transaction(async (tx) => {
+        const created = await tx.segment.create({ data: { projectId, name: input.name, description: input.description ?? null, filter: input.filter as object } });
+        await writeAudit(tx, source, { projectId, action: 'segment.created', target: { type: 'segment', id: created.id }, changes: auditChanges(null, created, SEGMENT_AUDITED) });
+        return created;
+      })
       .catch(this.nameTaken);
     return toSegment(row);
   }
@@ -44,17 +51,27 @@ export class AudiencesService {
     return toSegment(await this.find(projectId, segmentId));
   }
 
-  async update(projectId: string, segmentId: string, input: SegmentInput) {
-    const { count } = await this.db.segment
-      .updateMany({ where: { id: segmentId, projectId }, data: { name: input.name, description: input.description, filter: input.filter as object | undefined } })
+  async update(projectId: string, segmentId: string, input: SegmentInput, source: AuditSource) {
+    const row = await this.db
+      .$transaction(async (tx) => {
+        await tx.$queryRaw`SELECT 1 FROM "Segment" WHERE "id" = ${segmentId}::uuid FOR UPDATE`;
+        const before = await tx.segment.findFirst({ where: { id: segmentId, projectId } });
+        if (!before) throw AppError.notFound(SEGMENT_NOT_FOUND);
+        const after = await tx.segment.update({ where: { id: segmentId }, data: { name: input.name, description: input.description, filter: input.filter as object | undefined } });
+        const changes = auditChanges(before, after, SEGMENT_AUDITED);
+        if (Object.keys(changes).length) await writeAudit(tx, source, { projectId, action: 'segment.updated', target: { type: 'segment', id: segmentId }, changes });
+        return after;
+      })
       .catch(this.nameTaken);
-    if (count === 0) throw AppError.notFound(SEGMENT_NOT_FOUND);
-    return this.get(projectId, segmentId);
+    return toSegment(row);
   }
 
-  async remove(projectId: string, segmentId: string) {
-    const { count } = await this.db.segment.deleteMany({ where: { id: segmentId, projectId } });
-    if (count === 0) throw AppError.notFound(SEGMENT_NOT_FOUND);
+  async remove(projectId: string, segmentId: string, source: AuditSource) {
+    await this.db.$transaction(async (tx) => {
+      const before = await tx.segment.findFirst({ where: { id: segmentId, projectId } });
+      if (!before || !(await tx.segment.deleteMany({ where: { id: segmentId, projectId } })).count) throw AppError.notFound(SEGMENT_NOT_FOUND);
+      await writeAudit(tx, source, { projectId, action: 'segment.deleted', target: { type: 'segment', id: segmentId }, changes: auditChanges(before, null, SEGMENT_AUDITED) });
+    });
     return { message: 'Segment deleted' };
   }
 

@@ -47,9 +47,9 @@ export function inviteRoutes(c: ApiContainer): RouteDefinition[] {
         status: 201,
         response: inviteResponse,
       },
-      async ({ project, caller, body, limit }) => {
+      async ({ project, caller, body, limit, audit }) => {
         await countInviteMail(limit, { projectId: project.id, inviterId: caller.userId, email: body.email });
-        return invites.create(project, caller.email, body.email, body.role);
+        return invites.create(project, caller.email, body.email, body.role, audit);
       },
     ),
     defineRoute(
@@ -64,12 +64,12 @@ export function inviteRoutes(c: ApiContainer): RouteDefinition[] {
         status: 201,
         response: acceptInviteResponse,
       },
-      async ({ body, clientIp, limit }) => {
+      async ({ body, clientIp, limit, audit }) => {
         // Accepting into an existing account checks its password: counted with that account's other
         // password checks. The account is the invite's address.
         const email = await invites.emailOfToken(body.token);
         await limit('password-check', email ? accountSubject(email) : `ip:${clientIp}`);
-        return invites.accept(body);
+        return invites.accept(body, audit);
       },
     ),
     defineRoute(
@@ -83,15 +83,15 @@ export function inviteRoutes(c: ApiContainer): RouteDefinition[] {
         limits: INVITE_MAIL_LIMITS,
         response: inviteResponse,
       },
-      async ({ params, caller, accessResource, limit }) => {
+      async ({ params, caller, accessResource, limit, audit }) => {
         const { project, email } = await adminOfInvite(accessResource, params.inviteId);
         await countInviteMail(limit, { projectId: project.id, inviterId: caller.userId, email });
-        return invites.resend(project, params.inviteId, caller.email);
+        return invites.resend(project, params.inviteId, caller.email, audit);
       },
     ),
     defineRoute(
       { method: 'delete', path: '/projects/cancel-invite/:inviteId', summary: 'Cancel a pending invite', tags, auth: 'jwt', params: inviteParams, response: inviteResponse },
-      async ({ params, accessResource }) => invites.cancel((await adminOfInvite(accessResource, params.inviteId)).project, params.inviteId),
+      async ({ params, accessResource, audit }) => invites.cancel((await adminOfInvite(accessResource, params.inviteId)).project, params.inviteId, audit),
     ),
     defineRoute(
       {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { AppError, hashSecret, randomToken } from '@herald/core';
-import { isUniqueViolation, Prisma, type Db, type Invite, type Role } from '@herald/db';
+import { auditChanges, isUniqueViolation, Prisma, writeAudit, type AuditSource, type Db, type Invite, type Role } from '@herald/db';
 import type { ProjectAccess } from '../../http/access';
 import { inertText, linkMail, type Mailer } from '@herald/mail';
 import { toUserResponse, type AuthService } from '../auth/auth.service';
@@ -57,7 +57,7 @@ export class InvitesService {
     });
   }
 
-  async create(project: ProjectAccess, inviterEmail: string, email: string, role: Role) {
+  async create(project: ProjectAccess, inviterEmail: string, email: string, role: Role, source: AuditSource) {
     const token = randomToken(32);
     const invite = await this.db
       .$transaction(async (tx) => {
@@ -66,9 +66,11 @@ export class InvitesService {
         await this.expireStale(project.id, tx, email);
         const pending = await tx.invite.findFirst({ where: { projectId: project.id, email, status: 'pending' }, select: { id: true } });
         if (pending) throw AppError.conflict(ALREADY_INVITED);
-        return tx.invite.create({
+        const created = await tx.invite.create({
           data: { projectId: project.id, email, role, tokenHash: hashSecret(token), expiresAt: new Date(this.now() + INVITE_TTL_MS) },
         });
+        await writeAudit(tx, source, { projectId: project.id, action: 'invite.created', target: { type: 'invite', id: created.id }, changes: auditChanges(null, created, ['email', 'role', 'expiresAt']) });
+        return created;
       })
       .catch((err: unknown) => {
         // The partial unique index (one pending invite per project and email) settles concurrent invites.
@@ -98,25 +100,31 @@ export class InvitesService {
   }
 
   /** A new token (the old one dies with it), a renewed expiry, and the mail again. */
-  async resend(project: ProjectAccess, inviteId: string, inviterEmail: string) {
+  async resend(project: ProjectAccess, inviteId: string, inviterEmail: string, source: AuditSource) {
     await this.expireStale(project.id);
     const token = randomToken(32);
-    const [invite] = await this.db.invite.updateManyAndReturn({
-      where: { id: inviteId, projectId: project.id, status: 'pending' },
-      data: { tokenHash: hashSecret(token), expiresAt: new Date(this.now() + INVITE_TTL_MS) },
+    const invite = await this.db.$transaction(async (tx) => {
+      const before = await tx.invite.findFirst({ where: { id: inviteId, projectId: project.id, status: 'pending' } });
+      if (!before) throw AppError.conflict(NOT_PENDING_RESEND);
+      const after = await tx.invite.update({ where: { id: inviteId }, data: { tokenHash: hashSecret(token), expiresAt: new Date(this.now() + INVITE_TTL_MS) } });
+      await writeAudit(tx, source, { projectId: project.id, action: 'invite.resent', target: { type: 'invite', id: inviteId }, changes: auditChanges(before, after, ['expiresAt'], ['tokenHash']) });
+      return after;
     });
-    if (!invite) throw AppError.conflict(NOT_PENDING_RESEND);
     this.sendInviteMail(invite, token, project.name, inviterEmail);
     return this.toResponse(invite);
   }
 
-  async cancel(project: ProjectAccess, inviteId: string) {
+  async cancel(project: ProjectAccess, inviteId: string, source: AuditSource) {
     await this.expireStale(project.id);
-    const [invite] = await this.db.invite.updateManyAndReturn({
-      where: { id: inviteId, projectId: project.id, status: 'pending' },
-      data: { status: 'cancelled' },
+    const invite = await this.db.$transaction(async (tx) => {
+      const [cancelled] = await tx.invite.updateManyAndReturn({
+        where: { id: inviteId, projectId: project.id, status: 'pending' },
+        data: { status: 'cancelled' },
+      });
+      if (!cancelled) throw AppError.conflict(NOT_PENDING_CANCEL);
+      await writeAudit(tx, source, { projectId: project.id, action: 'invite.canceled', target: { type: 'invite', id: inviteId }, changes: { status: { before: 'pending', after: 'cancelled' } } });
+      return cancelled;
     });
-    if (!invite) throw AppError.conflict(NOT_PENDING_CANCEL);
     return this.toResponse(invite);
   }
 
@@ -124,7 +132,7 @@ export class InvitesService {
    * Joins the invite's project, creating the account when the email has none. The token is consumed
    * by a conditional update inside the transaction, so of two concurrent accepts exactly one wins.
    */
-  async accept(input: { token: string; firstName?: unknown; lastName?: unknown; password: string }) {
+  async accept(input: { token: string; firstName?: unknown; lastName?: unknown; password: string }, source: AuditSource) {
     const tokenHash = hashSecret(input.token);
     const invite = await this.db.invite.findUnique({ where: { tokenHash } });
     if (!invite || invite.status !== 'pending' || invite.expiresAt.getTime() <= this.now()) throw AppError.badRequest(INVALID_INVITE);
@@ -150,6 +158,13 @@ export class InvitesService {
 
         let user = existing ?? (await tx.user.create({ data: { email: invite.email, role: invite.role, ...account! } }));
         const role = await this.join(tx, invite.projectId, user.id, invite.role);
+        // The one who accepted made the change, signed in or not.
+        await writeAudit(tx, { ...source, actor: { type: 'user', id: user.id, email: user.email } }, {
+          projectId: invite.projectId,
+          action: 'member.joined',
+          target: { type: 'member', id: user.id },
+          changes: { role: { before: null, after: role }, inviteId: { before: null, after: invite.id } },
+        });
         // Holding project_admin in any project makes the account a project_admin.
         if (role === 'project_admin' && user.role !== 'project_admin') {
           user = await tx.user.update({ where: { id: user.id }, data: { role: 'project_admin' } });

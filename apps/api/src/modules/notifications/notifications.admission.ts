@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import DataLoader from 'dataloader';
-import { AppError, chunk, deliverJobFor, MAX_NOTIFICATIONS_PER_JOB, sharedDeliverJobFor, sharedDeliverJobId, type PushOptions } from '@herald/core';
+import { AppError, chunk, deliverJobFor, MAX_NOTIFICATIONS_PER_JOB, SCHEDULE_AHEAD_MS, sharedDeliverJobFor, sharedDeliverJobId, type PushOptions } from '@herald/core';
 import { isForeignKeyViolation, sqlPool, sqlState, type Db, type SqlPool } from '@herald/db';
 import { PROJECT_NOT_FOUND } from '../../http/access';
 import type { SendInput } from './notifications.schema';
@@ -27,18 +27,26 @@ export interface Draft {
   jobId?: string;
 }
 
-/** The notification a checked send becomes. */
-export function draftOf(projectId: string, input: SendInput, sendAt: Date | undefined, idempotencyKey: string | undefined): Draft {
+/** A scheduled send due beyond SCHEDULE_AHEAD_MS: written without a job, which the worker's sweeper queues nearer the time. */
+const queuedLater = (d: Draft, now: number) => d.sendAt !== undefined && d.sendAt.getTime() - now > SCHEDULE_AHEAD_MS;
+
+type Variables = Record<string, unknown>;
+
+/**
+ * The notification a checked send becomes. `used` keeps the variables the template can read: a
+ * variable it never uses is not stored (it would be kept, unread, as long as the notification).
+ */
+export function draftOf(projectId: string, input: SendInput, sendAt: Date | undefined, idempotencyKey: string | undefined, used: (vars: Variables) => Variables = (v) => v): Draft {
   const recipients = input.personalised ? input.recipients : [...new Map(input.recipients.map((r) => [r.userId, r])).values()];
   const recipientVariables = input.personalised
-    ? Object.fromEntries(recipients.filter((r) => r.variables && Object.keys(r.variables).length).map((r) => [r.userId, r.variables!]))
+    ? Object.fromEntries(recipients.map((r) => [r.userId, used(r.variables ?? {})] as const).filter(([, v]) => Object.keys(v).length))
     : undefined;
   return {
     id: randomUUID(),
     projectId,
     templateId: input.templateId,
     userIds: recipients.map((r) => r.userId),
-    variables: input.variables ?? {},
+    variables: used(input.variables ?? {}),
     recipientVariables: recipientVariables && Object.keys(recipientVariables).length ? recipientVariables : undefined,
     data: input.data,
     imageUrl: input.imageUrl,
@@ -93,7 +101,8 @@ export class Admissions {
   }
 
   /**
-   * Writes and queues a batch of drafts. `enqueuedAt` is set optimistically: if the enqueue fails,
+   * Writes and queues a batch of drafts; a send scheduled beyond SCHEDULE_AHEAD_MS is only written (its
+   * `enqueuedAt` null: the worker's sweeper queues it). `enqueuedAt` is set optimistically: if the enqueue fails,
    * the rows are removed and every send of the batch answers 503, so that nothing is delivered for
    * a request answered 503. (If even the removal fails, the worker's sweeper delivers them, and a
    * retry with the same Idempotency-Key gets that notification.)
@@ -108,8 +117,9 @@ export class Admissions {
         for (const d of group) d.jobId = jobId;
       }
     }
-    const outcomes = await this.insert(drafts);
-    const admitted = drafts.filter((_, i) => outcomes[i] === 'admitted');
+    const at = Date.now();
+    const outcomes = await this.insert(drafts, at);
+    const admitted = drafts.filter((_, i) => outcomes[i] === 'admitted' && !queuedLater(drafts[i], at));
     if (admitted.length) {
       const shared = new Map<string, string[]>();
       for (const d of admitted) {
@@ -119,7 +129,7 @@ export class Admissions {
         else shared.set(d.jobId, [d.id]);
       }
       const jobs = [
-        // A scheduled send is a delayed job: BullMQ keeps it in Redis and hands it to a worker when due.
+        // A send scheduled soon is a delayed job: BullMQ keeps it in Redis and hands it to a worker when due.
         ...admitted.filter((d) => !d.jobId).map((d) => deliverJobFor(d.id, d.sendAt ? d.sendAt.getTime() - Date.now() : 0)),
         ...[...shared].map(([jobId, notificationIds]) => sharedDeliverJobFor(jobId, notificationIds)),
       ];
@@ -140,16 +150,16 @@ export class Admissions {
    * One INSERT for the batch. If Postgres refuses it for one row's sake (its project was deleted a
    * moment ago), each row is written alone so that only that send fails.
    */
-  private async insert(drafts: readonly Draft[]): Promise<(Admission | Error)[]> {
+  private async insert(drafts: readonly Draft[], now: number): Promise<(Admission | Error)[]> {
     try {
-      const inserted = new Set((await this.insertRows(drafts)).map((r) => r.id));
+      const inserted = new Set((await this.insertRows(drafts, now)).map((r) => r.id));
       return drafts.map((d) => (inserted.has(d.id) ? 'admitted' : 'duplicate'));
     } catch (err) {
       if (drafts.length === 1 || sqlState(err) === undefined) throw toAdmissionError(err);
     }
     return Promise.all(
       drafts.map((d) =>
-        this.insertRows([d]).then(
+        this.insertRows([d], now).then(
           (rows): Admission => (rows.length ? 'admitted' : 'duplicate'),
           toAdmissionError,
         ),
@@ -161,7 +171,7 @@ export class Admissions {
    * Through node-postgres directly: this is the one statement every send runs, and Prisma's own work
    * per query cost as much CPU as the rest of the statement (see `sqlPool`).
    */
-  private async insertRows(drafts: readonly Draft[]): Promise<{ id: string }[]> {
+  private async insertRows(drafts: readonly Draft[], now: number): Promise<{ id: string }[]> {
     const values: unknown[] = [];
     const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
     const rows = drafts.map((d) => {
@@ -184,9 +194,10 @@ export class Admissions {
         d.sendAt ?? null,
         d.sendAt ? 'scheduled' : 'queued',
         d.jobId ?? null,
+        !queuedLater(d, now),
       );
       const $ = (i: number) => `$${at + i}`;
-      return `(${$(1)}::uuid, ${$(2)}::uuid, ${$(3)}::uuid, ${$(4)}::text[], ${$(5)}::jsonb, ${$(6)}::jsonb, ${$(7)}, ${$(8)}::int, ${$(9)}::boolean, ${$(10)}, ${$(11)}::jsonb, ${$(12)}::boolean, ${$(13)}::boolean, ${$(14)}::jsonb, ${$(15)}::timestamptz, ${$(16)}::"NotificationStatus", ${$(17)}, now(), now(), now())`;
+      return `(${$(1)}::uuid, ${$(2)}::uuid, ${$(3)}::uuid, ${$(4)}::text[], ${$(5)}::jsonb, ${$(6)}::jsonb, ${$(7)}, ${$(8)}::int, ${$(9)}::boolean, ${$(10)}, ${$(11)}::jsonb, ${$(12)}::boolean, ${$(13)}::boolean, ${$(14)}::jsonb, ${$(15)}::timestamptz, ${$(16)}::"NotificationStatus", ${$(17)}, CASE WHEN ${$(18)}::boolean THEN now() END, now(), now())`;
     });
     const { rows: inserted } = await this.pool.query<{ id: string }>({
       name: drafts.length <= PREPARED_UP_TO_ROWS ? `herald_admit_${drafts.length}` : undefined,

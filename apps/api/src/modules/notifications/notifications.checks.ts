@@ -1,4 +1,4 @@
-import { AppError, mergePushOptions, pushUnavailableReason, readPushOptions, stringifyData, type ErrorDetail, type RenderedTemplate } from '@herald/core';
+import { AppError, mergePushOptions, pushUnavailableReason, readPushOptions, RenderTooLongError, stringifyData, type CompiledTemplate, type RenderedTemplate } from '@herald/core';
 import type { TemplateRow } from '@herald/project-state';
 import { fcmPayloadBytes, FCM_MAX_PAYLOAD_BYTES, toFcmMessage } from '@herald/providers';
 import type { ProjectSnapshot } from '../../project-cache/project-cache';
@@ -24,12 +24,28 @@ export function scheduleTime(sendAt: string | undefined, now = Date.now()): Date
   return at;
 }
 
-/** A personalised recipient's render within the budget; its 400 names the recipient. */
-function renderFor(template: TemplateRow, variables: Record<string, unknown>, at: number): RenderedTemplate {
+/**
+ * FCM refuses a message over 4 KB, so a send's render stops at 4,096 characters of title and body (a
+ * message with more is over 4 KB whatever else it holds): a request costs at most that much text per
+ * message, and the first message over it ends the request with a 400.
+ */
+const MAX_TEXT = FCM_MAX_PAYLOAD_BYTES;
+
+/** The 400 of a message over FCM's limit: `size` is its bytes, or `over …` when its render was stopped. */
+function tooBig(path: string, size: string): AppError {
+  const whose = path === 'message' ? 'The message' : `The message for ${path}`;
+  return AppError.badRequest(`${whose} is ${size}; FCM allows at most ${FCM_MAX_PAYLOAD_BYTES} bytes of notification, data and platform payload`, [
+    { path, message: size },
+  ]);
+}
+
+/** A send's render within the budget and FCM's size; its 400 names the recipient (`at`), if any. */
+function renderFor(template: TemplateRow, variables: Record<string, unknown>, at?: number): ReturnType<typeof renderWithin> {
   try {
-    return renderWithin(template, variables).rendered;
+    return renderWithin(template, variables, { maxText: MAX_TEXT });
   } catch (err) {
-    if (!(err instanceof AppError) || err.status !== 400) throw err;
+    if (err instanceof RenderTooLongError) throw tooBig(at === undefined ? 'message' : `recipients.${at}`, `over ${FCM_MAX_PAYLOAD_BYTES} bytes`);
+    if (at === undefined || !(err instanceof AppError) || err.status !== 400) throw err;
     throw AppError.badRequest(`recipients.${at}: ${err.message}`, [{ path: `recipients.${at}.variables`, message: err.message }]);
   }
 }
@@ -37,8 +53,11 @@ function renderFor(template: TemplateRow, variables: Record<string, unknown>, at
 /** Up to this many recipients are named in the message of a 400 (`details` lists every one). */
 const NAMED_IN_MESSAGE = 10;
 
-/** The checks before queuing (docs/api.md#sending): each a clear 4xx, and nothing queued. Read from the project's snapshot. */
-export async function precheck(state: ProjectSnapshot, input: SendInput): Promise<void> {
+/**
+ * The checks before queuing (docs/api.md#sending): each a clear 4xx, and nothing queued. Read from the
+ * project's snapshot. Answers the compiled template, whose `used` keeps the variables worth storing.
+ */
+export async function precheck(state: ProjectSnapshot, input: SendInput): Promise<CompiledTemplate> {
   const [template, { pushEnabled, hasEnabledProvider }] = await Promise.all([state.template(input.templateId), state.sendReadiness()]);
   if (!template) throw AppError.notFound(TEMPLATE_NOT_FOUND);
   const unavailable = pushUnavailableReason({ configEnabled: pushEnabled, hasProvider: hasEnabledProvider });
@@ -46,8 +65,9 @@ export async function precheck(state: ProjectSnapshot, input: SendInput): Promis
   // A trial render, within the budget the worker renders with: variables that cannot be rendered
   // are refused here rather than queued to fail (or block a worker) later.
   const shared = input.variables ?? {};
-  const { template: compiled, rendered } = renderWithin(template, shared);
+  const size = sizeCheck(template, input);
   if (!input.personalised) {
+    const { template: compiled, rendered } = renderFor(template, shared);
     const missing = compiled.missing(shared);
     if (missing.length) {
       throw AppError.badRequest(
@@ -55,9 +75,10 @@ export async function precheck(state: ProjectSnapshot, input: SendInput): Promis
         missing.map((name) => ({ path: `variables.${name}`, message: 'Required by the template' })),
       );
     }
-    checkSize(template, input, [{ rendered }]);
-    return;
+    size(rendered);
+    return compiled;
   }
+  const { template: compiled } = renderWithin(template, shared);
   const merged = input.recipients.map((r) => ({ ...shared, ...r.variables }));
   const missing = merged.map((vars, i) => ({ i, names: compiled.missing(vars) })).filter((m) => m.names.length);
   if (missing.length) {
@@ -68,33 +89,27 @@ export async function precheck(state: ProjectSnapshot, input: SendInput): Promis
       missing.flatMap((m) => m.names.map((name) => ({ path: `recipients.${m.i}.variables.${name}`, message: 'Required by the template' }))),
     );
   }
-  // One render per distinct variable set (the template is compiled once: compileTemplate caches it).
-  const renders = new Map<string, { rendered: RenderedTemplate; at: number }>();
+  // One render per distinct variable set (the template is compiled once: compileTemplate caches it),
+  // each checked at once: the first message over 4 KB ends the request.
+  const rendered = new Set<string>();
   merged.forEach((vars, at) => {
     const key = JSON.stringify(vars);
-    if (!renders.has(key)) renders.set(key, { rendered: renderFor(template, vars, at), at });
+    if (rendered.has(key)) return;
+    rendered.add(key);
+    size(renderFor(template, vars, at).rendered, at);
   });
-  checkSize(template, input, [...renders.values()]);
+  return compiled;
 }
 
 /**
  * FCM refuses a message over 4 KB: better a 400 now, with the size, than a failure per device. The
  * message is built as the worker will build it (every platform block at once, the largest case).
  */
-function checkSize(template: TemplateRow, input: SendInput, renders: { rendered: RenderedTemplate; at?: number }[]) {
+function sizeCheck(template: TemplateRow, input: SendInput) {
   const options = mergePushOptions(readPushOptions(template.options), input.options);
   const data = stringifyData(template.data as Record<string, unknown> | null, input.data);
-  const problems: ErrorDetail[] = [];
-  for (const { rendered, at } of renders) {
+  return (rendered: RenderedTemplate, at?: number) => {
     const bytes = fcmPayloadBytes(toFcmMessage({ token: '', title: rendered.title, body: rendered.body, imageUrl: input.imageUrl, data, options, dataOnly: input.dataOnly }));
-    if (bytes > FCM_MAX_PAYLOAD_BYTES) problems.push({ path: at === undefined ? 'message' : `recipients.${at}`, message: `${bytes} bytes` });
-  }
-  if (problems.length) {
-    const [first] = problems;
-    const whose = first.path === 'message' ? 'The message' : `The message for ${first.path}`;
-    throw AppError.badRequest(
-      `${whose} is ${first.message}; FCM allows at most ${FCM_MAX_PAYLOAD_BYTES} bytes of notification, data and platform payload`,
-      problems,
-    );
-  }
+    if (bytes > FCM_MAX_PAYLOAD_BYTES) throw tooBig(at === undefined ? 'message' : `recipients.${at}`, `${bytes} bytes`);
+  };
 }

@@ -29,7 +29,7 @@ function sendInput(body: SendBody | BulkBody, recipients: SendInput['recipients'
 }
 
 export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
-  const notifications = new NotificationService(c.db, c.queue, c.webhookEvents);
+  const notifications = new NotificationService(c.db, c.queue, c.webhookEvents, c.config.scheduledPerProject);
   const tags = ['Sending'];
 
   return [
@@ -41,6 +41,7 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         keepsProjectCache: true,
         tags,
         auth: 'keyOrJwt',
+        scope: 'send',
         query: projectQuery,
         body: sendBody,
         project: { from: 'query', state: true },
@@ -64,6 +65,7 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         keepsProjectCache: true,
         tags,
         auth: 'keyOrJwt',
+        scope: 'send',
         query: projectQuery,
         body: sendBulkBody,
         project: { from: 'query', state: true },
@@ -86,6 +88,7 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         summary: 'List notifications, newest first',
         tags,
         auth: 'keyOrJwt',
+        scope: 'notifications:read',
         query: listQuery,
         project: { from: 'query' },
         response: pageResponse(notificationSummary),
@@ -99,6 +102,7 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         summary: 'Status, statistics and per-device deliveries of a notification',
         tags,
         auth: 'keyOrJwt',
+        scope: 'notifications:read',
         params: z.object({ notificationId: uuid('notificationId') }),
         query: projectQuery,
         project: { from: 'query' },
@@ -113,12 +117,13 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         summary: 'Cancel a scheduled notification before it starts',
         tags,
         auth: 'keyOrJwt',
+        scope: 'send',
         params: z.object({ notificationId: uuid('notificationId') }),
         query: projectQuery,
         project: { from: 'query' },
         response: notificationSummary,
       },
-      ({ project, params }) => notifications.cancel(project.id, params.notificationId),
+      ({ project, params, audit }) => notifications.cancel(project.id, params.notificationId, audit),
     ),
   ];
 }

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { AppError, deliverJob, deliverJobId, NOTIFICATIONS_QUEUE } from '@herald/core';
+import { AppError, deliverJob, deliverJobId, NOTIFICATIONS_QUEUE, SCHEDULE_AHEAD_MS } from '@herald/core';
 import { closeDb, createDb, sqlPool } from '@herald/db';
 import { ProjectReads } from '@herald/project-state';
 import { startApi, startRedis, tenant, type Harness } from '@herald/testing';
@@ -50,7 +50,8 @@ it('a send admitted alone, and a scheduled send, keep a job of their own', async
   const service = new NotificationService(h.db, h.container.queue);
   const p = await ready();
   const alone = await service.send(p.snapshot, input(p.templateId, 'alone'));
-  const sendAt = new Date(Date.now() + 3600_000).toISOString();
+  // Due within SCHEDULE_AHEAD_MS: a delayed job at once.
+  const sendAt = new Date(Date.now() + SCHEDULE_AHEAD_MS / 2).toISOString();
   const [scheduled, now] = await Promise.all([service.send(p.snapshot, { ...input(p.templateId, 'later'), sendAt }), service.send(p.snapshot, input(p.templateId, 'now'))]);
   for (const { notificationId } of [alone, scheduled]) {
     expect((await h.container.queue.getJob(deliverJobId(notificationId)))!.data).toEqual({ notificationId });

@@ -1,12 +1,24 @@
 import type { Queue } from 'bullmq';
 import { AppError, deliverJobId, readPushOptions } from '@herald/core';
-import { notificationEvent, type Db, type Notification, type WebhookEvents } from '@herald/db';
+import { notificationEvent, writeAudit, type AuditSource, type Db, type Notification, type WebhookEvents } from '@herald/db';
 import { page } from '../../http/pagination';
 import { funnelOf, NO_ENGAGEMENT } from '../engagement/engagement.funnel';
 import type { ProjectSnapshot } from '../../project-cache/project-cache';
 import { Admissions, draftOf } from './notifications.admission';
 import { precheck, scheduleTime } from './notifications.checks';
 import type { SendInput } from './notifications.schema';
+import { NOTIFICATION_READ_SQL } from './notifications.sql';
+
+/** A settled delivery as a notification's read shows it. */
+interface DeliveryView {
+  userId: string;
+  deviceId: string | null;
+  platform: string | null;
+  status: string;
+  providerConfigId: string | null;
+  providerMessageId: string | null;
+  error: string | null;
+}
 
 export type { Recipient, SendInput } from './notifications.schema';
 
@@ -15,6 +27,7 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 export const NOTIFICATION_NOT_FOUND = 'Notification not found';
 
 export const NOT_SCHEDULED = 'Only a scheduled notification can be canceled';
+export const tooManyScheduled = (max: number) => `The project has ${max} scheduled notifications, the most it may hold: cancel some, or wait until they are sent`;
 
 /** The answer to a send, the same when it is replayed for its Idempotency-Key. */
 const accepted = (n: Pick<Notification, 'id' | 'bulk' | 'recipients' | 'sendAt'>) => ({
@@ -25,7 +38,9 @@ const accepted = (n: Pick<Notification, 'id' | 'bulk' | 'recipients' | 'sendAt'>
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-const toSummary = (n: Notification) => ({
+type SummaryFields = 'id' | 'status' | 'templateId' | 'createdAt' | 'completedAt' | 'recipients' | 'devices' | 'sent' | 'failed' | 'invalidTokensRemoved' | 'sendAt' | 'dryRun';
+
+const toSummary = (n: Pick<Notification, SummaryFields>) => ({
   id: n.id,
   status: n.status,
   templateId: n.templateId,
@@ -63,6 +78,8 @@ export class NotificationService {
     private readonly queue: Queue,
     /** Emits `notification.canceled` when a cancel ends a notification. */
     private readonly webhookEvents?: WebhookEvents,
+    /** Scheduled notifications a project may hold (SCHEDULED_PER_PROJECT). */
+    private readonly maxScheduled = Infinity,
   ) {
     this.admissions = new Admissions(db, queue);
   }
@@ -75,8 +92,9 @@ export class NotificationService {
       if (replay) return replay;
     }
     const sendAt = scheduleTime(input.sendAt);
-    await precheck(state, input);
-    const draft = draftOf(projectId, await withTemplateLabel(state, input), sendAt, idempotencyKey);
+    const template = await precheck(state, input);
+    if (sendAt) await this.checkScheduledRoom(projectId);
+    const draft = draftOf(projectId, await withTemplateLabel(state, input), sendAt, idempotencyKey, (vars) => template.used(vars));
     if ((await this.admissions.admit(draft)) === 'duplicate') {
       // The same key raced us: the first request wins and this one answers like it.
       const replay = await this.replay(projectId, idempotencyKey!);
@@ -84,6 +102,17 @@ export class NotificationService {
       throw AppError.conflict('A request with this Idempotency-Key is being processed; retry it');
     }
     return accepted({ id: draft.id, bulk: draft.bulk, recipients: draft.userIds.length, sendAt: sendAt ?? null });
+  }
+
+  /**
+   * A project's scheduled notifications wait in Postgres (and, near their time, in Redis) for up to
+   * 30 days: they are bounded. Counted through a partial index of scheduled rows; sends admitted at
+   * the same moment may pass the bound by the few in flight.
+   */
+  private async checkScheduledRoom(projectId: string) {
+    if (!Number.isFinite(this.maxScheduled)) return;
+    const scheduled = await this.db.notification.count({ where: { projectId, status: 'scheduled' } });
+    if (scheduled >= this.maxScheduled) throw AppError.conflict(tooManyScheduled(this.maxScheduled));
   }
 
   /** The first answer for this key within 24 h; an older key is released for reuse. */
@@ -99,8 +128,14 @@ export class NotificationService {
    * Cancels a scheduled notification: it never starts. One transition, in one place: a notification
    * that a worker has already started (or that was never scheduled) is a 409.
    */
-  async cancel(projectId: string, id: string) {
-    const { count } = await this.db.notification.updateMany({ where: { id, projectId, status: 'scheduled' }, data: { status: 'canceled', completedAt: new Date() } });
+  async cancel(projectId: string, id: string, source: AuditSource) {
+    const count = await this.db.$transaction(async (tx) => {
+      const canceled = await tx.notification.updateMany({ where: { id, projectId, status: 'scheduled' }, data: { status: 'canceled', completedAt: new Date() } });
+      if (canceled.count) {
+        await writeAudit(tx, source, { projectId, action: 'notification.canceled', target: { type: 'notification', id }, changes: { status: { before: 'scheduled', after: 'canceled' } } });
+      }
+      return canceled.count;
+    });
     const n = await this.db.notification.findFirst({ where: { id, projectId } });
     if (!n) throw AppError.notFound(NOTIFICATION_NOT_FOUND);
     if (!count) throw AppError.conflict(`${NOT_SCHEDULED} (this one is ${n.status})`);
@@ -115,19 +150,11 @@ export class NotificationService {
   }
 
   async get(projectId: string, id: string) {
-    const n = await this.db.notification.findFirst({
-      where: { id, projectId },
-      include: {
-        engagement: { select: { received: true, opened: true, clicked: true, dismissed: true } },
-        deliveries: {
-          where: { status: { not: 'pending' } },
-          orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-          select: { userId: true, deviceId: true, platform: true, status: true, providerConfigId: true, providerMessageId: true, error: true },
-        },
-      },
-    });
+    const [n] = await this.db.$queryRawUnsafe<Pick<Notification, SummaryFields>[]>(NOTIFICATION_READ_SQL.notification, id, projectId);
     if (!n) throw AppError.notFound(NOTIFICATION_NOT_FOUND);
-    return { ...toSummary(n), engagement: funnelOf(n.engagement ?? NO_ENGAGEMENT, n.dryRun ? 0 : n.sent), deliveries: n.deliveries };
+    const deliveries = await this.db.$queryRawUnsafe<DeliveryView[]>(NOTIFICATION_READ_SQL.deliveries, id);
+    const engagement = await this.db.notificationEngagement.findUnique({ where: { notificationId: id }, select: { received: true, opened: true, clicked: true, dismissed: true } });
+    return { ...toSummary(n), engagement: funnelOf(engagement ?? NO_ENGAGEMENT, n.dryRun ? 0 : n.sent), deliveries };
   }
 
   async list(projectId: string, p: { page: number; limit: number }) {

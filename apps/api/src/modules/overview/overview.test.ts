@@ -51,6 +51,27 @@ describe('GET /projects/{projectId}/overview', () => {
     expect(o.devices).toEqual({ total: 3, byPlatform: [{ platform: 'android', count: 2 }, { platform: 'ios', count: 1 }] });
   });
 
+  it('follows the counters as deliveries finish, devices come and go, and a deleted project takes its roll-ups along', async () => {
+    const t = await tenant(h);
+    const n = await h.db.notification.create({ data: { projectId: t.project.id, templateId: randomUUID(), userIds: ['u'], variables: {}, status: 'processing', devices: 5 } });
+    const devices = await Promise.all(['a', 'b', 'c'].map((token) => h.db.device.create({ data: { projectId: t.project.id, userId: 'u', deviceToken: token, provider: 'fcm', platform: 'android' } })));
+    const read = async () => (await h.get(`/projects/${t.project.id}/overview`, { token: t.owner.accessToken })).body;
+    expect((await read()).last24h).toMatchObject({ notifications: 1, sent: 0, failed: 0 });
+    // Outcomes written in two statements, as the worker writes them.
+    await h.db.notification.update({ where: { id: n.id }, data: { sent: { increment: 2 } } });
+    await h.db.notification.update({ where: { id: n.id }, data: { sent: { increment: 2 }, failed: { increment: 1 }, status: 'partially_failed' } });
+    await h.db.device.delete({ where: { id: devices[0].id } });
+    await h.db.device.update({ where: { id: devices[1].id }, data: { platform: 'ios' } });
+    const o = await read();
+    expect(o.last24h).toMatchObject({ notifications: 1, sent: 4, failed: 1 });
+    expect(o.last7d).toMatchObject({ notifications: 1, sent: 4, failed: 1 });
+    expect(o.devices).toEqual({ total: 2, byPlatform: [{ platform: 'android', count: 1 }, { platform: 'ios', count: 1 }] });
+
+    await h.db.project.delete({ where: { id: t.project.id } });
+    expect(await h.db.projectActivity.count({ where: { projectId: t.project.id } })).toBe(0);
+    expect(await h.db.projectDeviceCount.count({ where: { projectId: t.project.id } })).toBe(0);
+  });
+
   it('answers an empty project with zeros', async () => {
     const t = await tenant(h);
     const res = await h.get(`/projects/${t.project.id}/overview`, { token: t.owner.accessToken });

@@ -8,15 +8,15 @@ import { createProjectBody, memberParams, messageResponse, projectListResponse, 
 export const REMOVE_MEMBER_DENIAL = { status: 401, message: 'unauthorized (no permission to remove members)' };
 
 export function projectRoutes(c: ApiContainer): RouteDefinition[] {
-  const projects = new ProjectsService(c.db);
+  const projects = new ProjectsService(c.db, c.config.projectsPerAccount);
   const tags = ['Projects'];
 
   return [
     defineRoute(
       { method: 'post', path: '/projects', summary: 'Create a project (account role project_admin)', tags, auth: 'jwt', body: createProjectBody, status: 201, response: projectResponse },
-      ({ caller, body }) => {
+      ({ caller, body, audit }) => {
         if (caller.role !== 'project_admin') throw AppError.forbidden('Only project admins may create projects');
-        return projects.create(caller.userId, body.name);
+        return projects.create(caller.userId, body.name, audit);
       },
     ),
     defineRoute(
@@ -30,6 +30,7 @@ export function projectRoutes(c: ApiContainer): RouteDefinition[] {
         summary: 'One project (a member, or an API key of the project)',
         tags,
         auth: 'keyOrJwt',
+        scope: 'any',
         params: projectParams,
         project: { from: 'params' },
         response: projectResponse,
@@ -47,7 +48,7 @@ export function projectRoutes(c: ApiContainer): RouteDefinition[] {
         project: { from: 'params', need: 'owner' },
         response: messageResponse,
       },
-      ({ project }) => projects.remove(project),
+      ({ project, audit }) => projects.remove(project, audit),
     ),
     defineRoute(
       { method: 'get', path: '/projects/:projectId/team', summary: 'The members of a project', tags, auth: 'jwt', params: projectParams, project: { from: 'params' }, response: teamResponse },
@@ -64,7 +65,7 @@ export function projectRoutes(c: ApiContainer): RouteDefinition[] {
         project: { from: 'params', need: 'project_admin', denial: REMOVE_MEMBER_DENIAL },
         response: messageResponse,
       },
-      ({ project, params }) => projects.removeMember(project, params.userId),
+      ({ project, params, audit }) => projects.removeMember(project, params.userId, audit),
     ),
   ];
 }

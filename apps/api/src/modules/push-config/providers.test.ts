@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError, SecretError, type KeyRing } from '@herald/core';
-import { loadProviderCredentials } from '@herald/db';
+import { loadProviderCredentials, SYSTEM_AUDIT_SOURCE } from '@herald/db';
 import { addMember, expectError, fcmConfig, keyMaterial, providerBody, rsaKey, serviceAccountFile, startApi, tenant, type Harness, type Session, type Tenant } from '@herald/testing';
 import { PushConfigService } from './push-config.service';
 
@@ -451,7 +451,7 @@ describe('credentials at rest', () => {
 
     // an update through the rotated ring re-seals with the new key
     const service = new PushConfigService(h.db, rotated);
-    await service.updateProvider(t.project.id, p.id, { config: { clientEmail: 'rotated@firebase.iam.gserviceaccount.com' } });
+    await service.updateProvider(t.project.id, p.id, { config: { clientEmail: 'rotated@firebase.iam.gserviceaccount.com' } }, SYSTEM_AUDIT_SOURCE);
     expect((await h.db.providerConfig.findUniqueOrThrow({ where: { id: p.id } })).keyId).toBe('rotated1');
     expect((await loadProviderCredentials(h.db, rotated, t.project.id))[0].credentials).toMatchObject({ privateKey: privateKey.trim(), clientEmail: 'rotated@firebase.iam.gserviceaccount.com' });
 
@@ -464,10 +464,10 @@ describe('credentials at rest', () => {
 
     // a partial update cannot merge into credentials it cannot open (409); a full config replaces them
     const oldService = new PushConfigService(h.db, old);
-    const conflict = await oldService.updateProvider(t.project.id, p.id, { config: { projectId: 'x' } }).catch((e: unknown) => e);
+    const conflict = await oldService.updateProvider(t.project.id, p.id, { config: { projectId: 'x' } }, SYSTEM_AUDIT_SOURCE).catch((e: unknown) => e);
     expect(conflict).toBeInstanceOf(AppError);
     expect(conflict).toMatchObject({ status: 409, message: expect.stringMatching(/cannot be decrypted/) });
-    await oldService.updateProvider(t.project.id, p.id, { config: fcmConfig(privateKey) });
+    await oldService.updateProvider(t.project.id, p.id, { config: fcmConfig(privateKey) }, SYSTEM_AUDIT_SOURCE);
     expect((await loadProviderCredentials(h.db, old, t.project.id))[0].credentials.privateKey).toBe(privateKey.trim());
   });
 

@@ -34,7 +34,7 @@ export function pushConfigRoutes(c: ApiContainer): RouteDefinition[] {
   return [
     defineRoute(
       { method: 'post', path: '/push-config', summary: "Create the project's push config", tags, auth: 'jwt', query: projectQuery, body: createPushConfigBody, project: admin, status: 201, response: pushConfigResponse },
-      ({ project, body }) => service.createConfig(project.id, body.enabled),
+      ({ project, body, audit }) => service.createConfig(project.id, body.enabled, audit),
     ),
     defineRoute(
       { method: 'get', path: '/push-config', summary: "The project's push config", tags, auth: 'jwt', query: projectQuery, project: member, response: pushConfigResponse },
@@ -42,7 +42,7 @@ export function pushConfigRoutes(c: ApiContainer): RouteDefinition[] {
     ),
     defineRoute(
       { method: 'put', path: '/push-config', summary: 'Enable or disable push for the project', tags, auth: 'jwt', query: projectQuery, body: updatePushConfigBody, project: admin, response: pushConfigResponse },
-      ({ project, body }) => service.updateConfig(project.id, body.enabled),
+      ({ project, body, audit }) => service.updateConfig(project.id, body.enabled, audit),
     ),
     defineRoute(
       { method: 'get', path: '/push-config/provider-schemas', summary: 'Credential fields of every provider type', tags, auth: 'jwt', response: z.array(providerSchemaResponse) },
@@ -58,7 +58,7 @@ export function pushConfigRoutes(c: ApiContainer): RouteDefinition[] {
     ),
     defineRoute(
       { method: 'post', path: '/push-config/providers', summary: 'Add a provider configuration', tags, auth: 'jwt', query: projectQuery, body: createProviderBody, project: admin, status: 201, response: providerResponse },
-      ({ project, body }) => service.createProvider(project.id, body),
+      ({ project, body, audit }) => service.createProvider(project.id, body, audit),
     ),
     defineRoute(
       { method: 'get', path: '/push-config/providers', summary: "The project's providers in failover order", tags, auth: 'jwt', query: projectQuery, project: member, response: z.array(providerResponse) },
@@ -77,11 +77,11 @@ export function pushConfigRoutes(c: ApiContainer): RouteDefinition[] {
         project: admin,
         response: z.array(providerResponse),
       },
-      ({ project, body }) => service.updatePriorities(project.id, body.providers),
+      ({ project, body, audit }) => service.updatePriorities(project.id, body.providers, audit),
     ),
     defineRoute(
       { method: 'put', path: '/push-config/providers/:providerConfigId', summary: 'Change a provider configuration', tags, auth: 'jwt', params: providerParams, body: updateProviderBody, response: providerResponse },
-      async (ctx) => service.updateProvider(await providerProject(ctx, ctx.params.providerConfigId), ctx.params.providerConfigId, ctx.body),
+      async (ctx) => service.updateProvider(await providerProject(ctx, ctx.params.providerConfigId), ctx.params.providerConfigId, ctx.body, ctx.audit),
     ),
     defineRoute(
       {
@@ -101,7 +101,7 @@ export function pushConfigRoutes(c: ApiContainer): RouteDefinition[] {
     ),
     defineRoute(
       { method: 'delete', path: '/push-config/providers/:providerConfigId', summary: 'Delete a provider configuration', tags, auth: 'jwt', params: providerParams, response: messageResponse },
-      async (ctx) => service.deleteProvider(await providerProject(ctx, ctx.params.providerConfigId), ctx.params.providerConfigId),
+      async (ctx) => service.deleteProvider(await providerProject(ctx, ctx.params.providerConfigId), ctx.params.providerConfigId, ctx.audit),
     ),
   ];
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, sealSecret, SecretError, type KeyRing } from '@herald/core';
-import { failoverOrder, isPrismaError, isUniqueViolation, openCredentials, Prisma, sealContext, type Db, type ProviderConfig, type PushConfig } from '@herald/db';
+import { auditChanges, failoverOrder, isUniqueViolation, openCredentials, Prisma, sealContext, SECRET_CHANGED, writeAudit, type AuditSource, type Db, type ProviderConfig, type PushConfig } from '@herald/db';
 import {
   createPushProvider,
   getProviderDefinition,
@@ -82,6 +82,9 @@ export interface UpdateProviderInput {
  * public fields in `config` (JSON), secret fields sealed with AES-256-GCM in `secrets`, tagged with
  * the id of the key that sealed them. Every query is scoped by projectId.
  */
+/** A provider's fields as the audit log records them (its sealed credentials only as "changed"). */
+const PROVIDER_AUDITED = ['provider', 'name', 'priority', 'enabled', 'config'] as const;
+
 export class PushConfigService {
   constructor(
     private readonly db: Db,
@@ -94,22 +97,30 @@ export class PushConfigService {
     return toPushConfigResponse(config);
   }
 
-  async createConfig(projectId: string, enabled: boolean) {
+  async createConfig(projectId: string, enabled: boolean, source: AuditSource) {
     try {
-      return toPushConfigResponse(await this.db.pushConfig.create({ data: { projectId, enabled } }));
+      const config = await this.db.$transaction(async (tx) => {
+        const created = await tx.pushConfig.create({ data: { projectId, enabled } });
+        await writeAudit(tx, source, { projectId, action: 'push_config.created', target: { type: 'push_config', id: created.id }, changes: auditChanges(null, created, ['enabled']) });
+        return created;
+      });
+      return toPushConfigResponse(config);
     } catch (err) {
       if (isUniqueViolation(err)) throw AppError.conflict(PUSH_CONFIG_EXISTS);
       throw err;
     }
   }
 
-  async updateConfig(projectId: string, enabled: boolean) {
-    try {
-      return toPushConfigResponse(await this.db.pushConfig.update({ where: { projectId }, data: { enabled } }));
-    } catch (err) {
-      if (isPrismaError(err, 'P2025')) throw AppError.notFound(PUSH_CONFIG_NOT_FOUND);
-      throw err;
-    }
+  async updateConfig(projectId: string, enabled: boolean, source: AuditSource) {
+    const config = await this.db.$transaction(async (tx) => {
+      const [before] = await tx.$queryRaw<{ enabled: boolean }[]>`SELECT "enabled" FROM "PushConfig" WHERE "projectId" = ${projectId}::uuid FOR UPDATE`;
+      if (!before) throw AppError.notFound(PUSH_CONFIG_NOT_FOUND);
+      const after = await tx.pushConfig.update({ where: { projectId }, data: { enabled } });
+      const changes = auditChanges(before, after, ['enabled']);
+      if (Object.keys(changes).length) await writeAudit(tx, source, { projectId, action: 'push_config.updated', target: { type: 'push_config', id: after.id }, changes });
+      return after;
+    });
+    return toPushConfigResponse(config);
   }
 
   async listProviders(projectId: string, db: Db | Tx = this.db) {
@@ -123,18 +134,23 @@ export class PushConfigService {
     return row?.projectId;
   }
 
-  async createProvider(projectId: string, input: CreateProviderInput) {
+  async createProvider(projectId: string, input: CreateProviderInput, source: AuditSource) {
     const def = this.definition(input.provider);
     const credentials = credentialsOrThrow(parseCredentials(def, input.config));
     const id = randomUUID();
-    const row = await this.db.providerConfig.create({
-      data: { id, projectId, provider: def.provider, name: input.name, priority: input.priority, enabled: input.enabled, ...this.seal(def, id, credentials) },
-      select: publicColumns,
+    const row = await this.db.$transaction(async (tx) => {
+      const created = await tx.providerConfig.create({
+        data: { id, projectId, provider: def.provider, name: input.name, priority: input.priority, enabled: input.enabled, ...this.seal(def, id, credentials) },
+        select: publicColumns,
+      });
+      const changes = { ...auditChanges(null, created, PROVIDER_AUDITED), secrets: SECRET_CHANGED };
+      await writeAudit(tx, source, { projectId, action: 'provider.created', target: { type: 'provider', id }, changes });
+      return created;
     });
     return toProviderResponse(row);
   }
 
-  async updateProvider(projectId: string, providerConfigId: string, input: UpdateProviderInput) {
+  async updateProvider(projectId: string, providerConfigId: string, input: UpdateProviderInput, source: AuditSource) {
     // Row lock: two partial config updates must merge one after the other, not both into the old value.
     return this.db.$transaction(async (tx) => {
       await tx.$queryRaw`SELECT 1 FROM "ProviderConfig" WHERE "id" = ${providerConfigId}::uuid AND "projectId" = ${projectId}::uuid FOR UPDATE`;
@@ -148,20 +164,26 @@ export class PushConfigService {
         Object.assign(data, this.seal(def, row.id, credentials));
       }
       const updated = await tx.providerConfig.update({ where: { id: row.id, projectId }, data, select: publicColumns });
+      // Sealed credentials are new ciphertext each time: a given `config` counts as a change of them.
+      const changes = { ...auditChanges(row, updated, PROVIDER_AUDITED), ...(input.config !== undefined && { secrets: SECRET_CHANGED }) };
+      if (Object.keys(changes).length) await writeAudit(tx, source, { projectId, action: 'provider.updated', target: { type: 'provider', id: row.id }, changes });
       return toProviderResponse(updated);
     });
   }
 
-  async deleteProvider(projectId: string, providerConfigId: string) {
-    const { count } = await this.db.providerConfig.deleteMany({ where: { id: providerConfigId, projectId } });
-    if (count === 0) throw AppError.notFound(PROVIDER_NOT_FOUND);
+  async deleteProvider(projectId: string, providerConfigId: string, source: AuditSource) {
+    await this.db.$transaction(async (tx) => {
+      const before = await tx.providerConfig.findFirst({ where: { id: providerConfigId, projectId }, select: publicColumns });
+      if (!before || !(await tx.providerConfig.deleteMany({ where: { id: providerConfigId, projectId } })).count) throw AppError.notFound(PROVIDER_NOT_FOUND);
+      await writeAudit(tx, source, { projectId, action: 'provider.deleted', target: { type: 'provider', id: providerConfigId }, changes: auditChanges(before, null, PROVIDER_AUDITED) });
+    });
     return { message: 'Provider config deleted' };
   }
 
   /** Sets several priorities at once: all or nothing, and only for providers of this project. */
-  async updatePriorities(projectId: string, providers: { id: string; priority: number }[]) {
+  async updatePriorities(projectId: string, providers: { id: string; priority: number }[], source: AuditSource) {
     return this.db.$transaction(async (tx) => {
-      const found = await tx.providerConfig.findMany({ where: { projectId, id: { in: providers.map((p) => p.id) } }, select: { id: true } });
+      const found = await tx.providerConfig.findMany({ where: { projectId, id: { in: providers.map((p) => p.id) } }, select: { id: true, priority: true } });
       const known = new Set(found.map((p) => p.id));
       const unknown = providers.flatMap((p, i) => (known.has(p.id) ? [] : [{ path: `providers.${i}.id`, message: 'Provider config not found in this project' }]));
       if (unknown.length) throw AppError.badRequest('Every provider must belong to this project; nothing was changed', unknown);
@@ -170,6 +192,9 @@ export class PushConfigService {
         // deleted since the check above: roll everything back
         if (count === 0) throw AppError.badRequest('Every provider must belong to this project; nothing was changed');
       }
+      const before = new Map(found.map((p) => [p.id, p.priority]));
+      const changes = Object.fromEntries(providers.filter((p) => before.get(p.id) !== p.priority).map((p) => [`${p.id}.priority`, { before: before.get(p.id), after: p.priority }]));
+      if (Object.keys(changes).length) await writeAudit(tx, source, { projectId, action: 'providers.reordered', target: { type: 'provider', id: null }, changes });
       return this.listProviders(projectId, tx);
     });
   }

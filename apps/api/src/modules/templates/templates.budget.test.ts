@@ -1,3 +1,4 @@
+import { SYSTEM_AUDIT_SOURCE } from '@herald/db';
 import { RENDER_MAX_ITERATIONS, TEMPLATE_MAX_DEPTH } from '@herald/core';
 import { AppError } from '@herald/core';
 import { expectError, startApi, tenant, unique, type ApiResponse, type Harness, type Tenant } from '@herald/testing';
@@ -120,7 +121,7 @@ describe('nesting, limited when a template is saved', () => {
       if (counting) setImmediate(count);
     };
     setImmediate(count);
-    const err = await new TemplateService(h.db).import(t.project.id, { templates }, 'skip').catch((e: unknown) => e);
+    const err = await new TemplateService(h.db).import(t.project.id, { templates }, 'skip', SYSTEM_AUDIT_SOURCE).catch((e: unknown) => e);
     counting = false;
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).message).toBe('Invalid import file: templates.100.body: unknown helper "nope" (line 1, column 1)');
@@ -149,5 +150,36 @@ describe('template errors are answered in Herald’s words', () => {
     const res = await h.post('/push-templates', { token: t.owner.accessToken, body: { projectId: t.project.id, name: unique('bad'), title: 't', body: body.slice(0, 4000) } });
     expectError(res, 400, /^Invalid template body: /);
     expectHeraldWords(res);
+  });
+});
+
+describe('personalised bulk that renders far past 4 KB (a render bomb)', () => {
+  // 799 placeholders, 500 recipients each with a value of 81 characters: 500 renders of 65 KB each
+  // once took 200–550 ms of one request. A send's render now stops at 4,096 characters, and the first
+  // message over FCM's 4 KB ends the request.
+  const BOMB = '{{a}}'.repeat(799);
+  const recipients = Array.from({ length: 500 }, (_, i) => ({ userId: `u${i}`, variables: { a: `${i}`.padEnd(81, 'x') } }));
+
+  it('answers 400 at the first recipient, naming it; nothing is queued; /health is answered meanwhile', async () => {
+    const bomb = (await h.post('/push-templates', { token: t.owner.accessToken, body: { projectId: t.project.id, name: unique('bomb'), title: 't', body: BOMB } })).body.id;
+    const before = await notifications();
+    const attacks = Array.from({ length: 8 }, () => h.post('/push/send-bulk', { apiKey: t.apiKey.key, body: { templateId: bomb, recipients } }));
+    const health = Array.from({ length: 4 }, () => h.get('/health'));
+    for (const res of await Promise.all(attacks)) {
+      expectError(res, 400, /^The message for recipients\.0 is over 4096 bytes; FCM allows at most 4096 bytes/);
+      // Stopped at the first message: the other 499 were never rendered.
+      expect(res.body.details).toEqual([{ path: 'recipients.0', message: 'over 4096 bytes' }]);
+    }
+    for (const res of await Promise.all(health)) expect(res.status).toBe(200);
+    expect(await notifications()).toBe(before);
+
+    // The same template with short values is a message of a normal size: all 500 are rendered and accepted.
+    const short = recipients.map((r, i) => ({ userId: r.userId, variables: { a: i % 2 ? '' : 'y' } }));
+    expect((await h.post('/push/send-bulk', { apiKey: t.apiKey.key, body: { templateId: bomb, recipients: short } })).status).toBe(202);
+  });
+
+  it('a message just over 4 KB once rendered is answered with its size', async () => {
+    const res = await h.post('/push/send', { apiKey: t.apiKey.key, body: { userId: 'u', templateId: greeting, variables: { a: 'x'.repeat(4000) }, data: { k: 'v'.repeat(200) } } });
+    expectError(res, 400, /^The message is \d{4} bytes; FCM allows at most 4096 bytes/);
   });
 });

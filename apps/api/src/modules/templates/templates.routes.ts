@@ -37,6 +37,7 @@ export function templateRoutes(c: ApiContainer): RouteDefinition[] {
         summary: 'Render a template with variables',
         tags,
         auth: 'keyOrJwt',
+        scope: 'templates:read',
         query: projectQuery,
         body: previewBody,
         project: { from: 'bodyOrQuery' },
@@ -71,7 +72,7 @@ export function templateRoutes(c: ApiContainer): RouteDefinition[] {
         status: 201,
         response: importResponse,
       },
-      ({ project, query, upload }) => templates.import(project.id, upload, query.mode),
+      ({ project, query, upload, audit }) => templates.import(project.id, upload, query.mode, audit),
     ),
     defineRoute(
       {
@@ -89,7 +90,7 @@ export function templateRoutes(c: ApiContainer): RouteDefinition[] {
     ),
     defineRoute(
       { method: 'post', path: '/push-templates', summary: 'Create a template', tags, auth: 'jwt', body: createTemplateBody, project: { from: 'body' }, status: 201, response: templateResponse },
-      ({ project, body }) => templates.create(project.id, body),
+      ({ project, body, audit }) => templates.create(project.id, body, audit),
     ),
     defineRoute(
       {
@@ -122,6 +123,7 @@ export function templateRoutes(c: ApiContainer): RouteDefinition[] {
         summary: 'Update a template (API key, or JWT with ?projectId)',
         tags,
         auth: 'keyOrJwt',
+        scope: 'templates:write',
         params: idParams,
         query: projectQuery,
         body: updateTemplateBody,
@@ -129,11 +131,11 @@ export function templateRoutes(c: ApiContainer): RouteDefinition[] {
         response: templateResponse,
       },
       // Found by id within the caller's project (the key's, or the JWT's projectId): never another's.
-      ({ project, params, body }) => templates.update(project.id, params.id, body),
+      ({ project, params, body, audit }) => templates.update(project.id, params.id, body, audit),
     ),
     defineRoute(
       { method: 'delete', path: '/push-templates/:id', summary: 'Delete a template', tags, auth: 'jwt', params: idParams, response: messageResponse },
-      async ({ params, accessResource }) => templates.delete(await templateProject(accessResource, params.id), params.id),
+      async ({ params, accessResource, audit }) => templates.delete(await templateProject(accessResource, params.id), params.id, audit),
     ),
   ];
 }

@@ -1,5 +1,5 @@
-import { AppError, compileTemplate, mergePushOptions, readPushOptions, TemplateRenderError, TemplateSyntaxError, validateTemplate, type CompiledTemplate, type PushOptions, type TemplateSource, type TemplateVariables } from '@herald/core';
-import { isPrismaError, isUniqueViolation, Prisma, type Db, type PushTemplate } from '@herald/db';
+import { AppError, compileTemplate, mergePushOptions, readPushOptions, RenderTooLongError, TemplateRenderError, TemplateSyntaxError, validateTemplate, type CompiledTemplate, type PushOptions, type TemplateSource, type TemplateVariables } from '@herald/core';
+import { auditChanges, isPrismaError, isUniqueViolation, Prisma, writeAudit, type AuditSource, type Db, type PushTemplate } from '@herald/db';
 import { importFile, type ImportMode, type Pagination } from './templates.schema';
 
 export const TEMPLATE_NOT_FOUND = 'Template not found';
@@ -50,7 +50,7 @@ function assertRenderable(title: string, body: string, where: { prefix: string; 
  * rendered (too much work, too much text, a value that is no text), are the caller's 400 — the same
  * answer at preview and at send, so that nothing is queued that the worker cannot render.
  */
-export function renderWithin(source: TemplateSource, variables: TemplateVariables) {
+export function renderWithin(source: TemplateSource, variables: TemplateVariables, options: { maxText?: number } = {}) {
   let template: CompiledTemplate;
   try {
     template = compileTemplate(source);
@@ -59,9 +59,9 @@ export function renderWithin(source: TemplateSource, variables: TemplateVariable
     throw AppError.badRequest(`The template cannot be rendered: ${err.reason}`, [{ path: err.field, message: err.reason }]);
   }
   try {
-    return { template, rendered: template.render(variables) };
+    return { template, rendered: template.render(variables, options) };
   } catch (err) {
-    if (!(err instanceof TemplateRenderError)) throw err;
+    if (!(err instanceof TemplateRenderError) || err instanceof RenderTooLongError) throw err;
     throw AppError.badRequest(err.message, [{ path: 'variables', message: err.reason }]);
   }
 }
@@ -73,14 +73,21 @@ const jsonOptions = (options: PushOptions | null | undefined) => {
   return Object.keys(compact).length ? (compact as Prisma.InputJsonObject) : Prisma.DbNull;
 };
 
+/** A template's fields as the audit log records them. */
+const AUDITED = ['name', 'title', 'body', 'data', 'options'] as const;
+
 export class TemplateService {
   constructor(private readonly db: Db) {}
 
-  async create(projectId: string, input: TemplateInput) {
+  async create(projectId: string, input: TemplateInput, source: AuditSource) {
     assertRenderable(input.title, input.body);
     try {
-      const row = await this.db.pushTemplate.create({
-        data: { projectId, name: input.name, title: input.title, body: input.body, data: jsonData(input.data), options: jsonOptions(input.options) },
+      const row = await this.db.$transaction(async (tx) => {
+        const created = await tx.pushTemplate.create({
+          data: { projectId, name: input.name, title: input.title, body: input.body, data: jsonData(input.data), options: jsonOptions(input.options) },
+        });
+        await writeAudit(tx, source, { projectId, action: 'template.created', target: { type: 'template', id: created.id }, changes: auditChanges(null, created, AUDITED) });
+        return created;
       });
       return toTemplateResponse(row);
     } catch (err) {
@@ -115,7 +122,7 @@ export class TemplateService {
     return { data: rows.map(toTemplateResponse), meta: { page, limit, total, totalPages: Math.ceil(total / limit) } };
   }
 
-  async update(projectId: string, id: string, patch: TemplatePatch & { projectId?: unknown }) {
+  async update(projectId: string, id: string, patch: TemplatePatch & { projectId?: unknown }, source: AuditSource) {
     const current = await this.find(projectId, id);
     // Its own id in any letter case is no change (ids are accepted in any case everywhere).
     const sameProject = typeof patch.projectId === 'string' && patch.projectId.toLowerCase() === current.projectId;
@@ -129,7 +136,17 @@ export class TemplateService {
     if (!Object.keys(data).length) return toTemplateResponse(current);
     if (data.title !== undefined || data.body !== undefined) assertRenderable(patch.title ?? current.title, patch.body ?? current.body);
     try {
-      return toTemplateResponse(await this.db.pushTemplate.update({ where: { id, projectId }, data }));
+      const row = await this.db.$transaction(async (tx) => {
+        // Read again under a row lock: the entry's `before` is what this update replaced.
+        await tx.$queryRaw`SELECT 1 FROM "PushTemplate" WHERE "id" = ${id}::uuid FOR UPDATE`;
+        const before = await tx.pushTemplate.findFirst({ where: { id, projectId } });
+        if (!before) throw AppError.notFound(TEMPLATE_NOT_FOUND);
+        const after = await tx.pushTemplate.update({ where: { id, projectId }, data });
+        const changes = auditChanges(before, after, AUDITED);
+        if (Object.keys(changes).length) await writeAudit(tx, source, { projectId, action: 'template.updated', target: { type: 'template', id }, changes });
+        return after;
+      });
+      return toTemplateResponse(row);
     } catch (err) {
       if (isUniqueViolation(err)) throw AppError.conflict(NAME_TAKEN);
       if (isPrismaError(err, 'P2025')) throw AppError.notFound(TEMPLATE_NOT_FOUND);
@@ -137,9 +154,12 @@ export class TemplateService {
     }
   }
 
-  async delete(projectId: string, id: string) {
-    const { count } = await this.db.pushTemplate.deleteMany({ where: { id, projectId } });
-    if (!count) throw AppError.notFound(TEMPLATE_NOT_FOUND);
+  async delete(projectId: string, id: string, source: AuditSource) {
+    await this.db.$transaction(async (tx) => {
+      const deleted = await tx.pushTemplate.findFirst({ where: { id, projectId } });
+      if (!deleted || !(await tx.pushTemplate.deleteMany({ where: { id, projectId } })).count) throw AppError.notFound(TEMPLATE_NOT_FOUND);
+      await writeAudit(tx, source, { projectId, action: 'template.deleted', target: { type: 'template', id }, changes: auditChanges(deleted, null, AUDITED) });
+    });
     return { message: 'Template deleted' };
   }
 
@@ -174,7 +194,7 @@ export class TemplateService {
    * Imports an export file into a project. The whole file is checked first; then every write happens
    * in one transaction, so a file is imported entirely or not at all.
    */
-  async import(projectId: string, file: unknown, mode: ImportMode) {
+  async import(projectId: string, file: unknown, mode: ImportMode, source: AuditSource) {
     const entries = await parseImport(file);
     const names = entries.map((e) => e.name);
     try {
@@ -197,6 +217,14 @@ export class TemplateService {
                 }),
               );
             }
+          }
+          if (created.length || updated.length) {
+            await writeAudit(tx, source, {
+              projectId,
+              action: 'templates.imported',
+              target: { type: 'template', id: null },
+              changes: { created: { before: null, after: created.map((t) => t.name) }, updated: { before: null, after: updated.map((t) => t.name) }, mode: { before: null, after: mode } },
+            });
           }
           const written = new Map([...created, ...updated].map((t) => [t.name, t]));
           return {

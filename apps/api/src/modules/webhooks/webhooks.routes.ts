@@ -20,7 +20,7 @@ import { WebhooksService } from './webhooks.service';
  * (a team_member gets 403, anyone else 404). Nothing here calls a receiver: the worker delivers.
  */
 export function webhookRoutes(c: ApiContainer): RouteDefinition[] {
-  const webhooks = new WebhooksService(c.db, c.config.encryption, c.config.webhookAddresses, c.webhookEvents);
+  const webhooks = new WebhooksService(c.db, c.config.encryption, c.config.webhookAddresses, c.webhookEvents, c.config.webhookEndpointsPerProject);
   const tags = ['Webhooks'];
   const admin = { from: 'params', need: 'project_admin' } as const;
   // Endpoints are not part of what the project cache holds.
@@ -29,7 +29,7 @@ export function webhookRoutes(c: ApiContainer): RouteDefinition[] {
   return [
     defineRoute(
       { ...common, method: 'post', path: '/projects/:projectId/webhooks', summary: 'Create a webhook endpoint (its signing secret is shown only here)', params: projectParams, body: createWebhookBody, status: 201, response: webhookWithSecretResponse },
-      ({ project, body }) => webhooks.create(project.id, body),
+      ({ project, body, audit }) => webhooks.create(project.id, body, audit),
     ),
     defineRoute(
       { ...common, method: 'get', path: '/projects/:projectId/webhooks', summary: "The project's webhook endpoints, without their secrets", params: projectParams, response: webhookResponse.array() },
@@ -49,11 +49,11 @@ export function webhookRoutes(c: ApiContainer): RouteDefinition[] {
         body: updateWebhookBody,
         response: webhookResponse,
       },
-      ({ project, params, body }) => webhooks.update(project.id, params.webhookId, body),
+      ({ project, params, body, audit }) => webhooks.update(project.id, params.webhookId, body, audit),
     ),
     defineRoute(
       { ...common, method: 'delete', path: '/projects/:projectId/webhooks/:webhookId', summary: 'Delete a webhook endpoint; nothing more is sent to it', params: webhookParams, response: messageResponse },
-      ({ project, params }) => webhooks.remove(project.id, params.webhookId),
+      ({ project, params, audit }) => webhooks.remove(project.id, params.webhookId, audit),
     ),
     defineRoute(
       {
@@ -64,7 +64,7 @@ export function webhookRoutes(c: ApiContainer): RouteDefinition[] {
         params: webhookParams,
         response: webhookWithSecretResponse,
       },
-      ({ project, params }) => webhooks.rotateSecret(project.id, params.webhookId),
+      ({ project, params, audit }) => webhooks.rotateSecret(project.id, params.webhookId, audit),
     ),
     defineRoute(
       {
@@ -75,8 +75,12 @@ export function webhookRoutes(c: ApiContainer): RouteDefinition[] {
         params: webhookParams,
         status: 202,
         response: testEventResponse,
+        limits: ['webhook-test'],
       },
-      async ({ project, params }) => reply(202, await webhooks.sendTest(project.id, params.webhookId)),
+      async ({ project, params, limit }) => {
+        await limit('webhook-test', project.id);
+        return reply(202, await webhooks.sendTest(project.id, params.webhookId));
+      },
     ),
     defineRoute(
       {

@@ -92,3 +92,33 @@ it('a team_member gets 403 on every route; a stranger 404; another project admin
   expect(row).toMatchObject({ enabled: true, previousSecret: null });
   expect(await h.db.webhookDelivery.count({ where: { endpointId: created.id } })).toBe(0);
 });
+
+it('a project holds at most 20 endpoints, even created at once: the 21st is a 409 and nothing is written', async () => {
+  const { admin, base, project } = await adminWithProject();
+  const answers = await Promise.all(Array.from({ length: 24 }, () => h.post(base, { token: admin.accessToken, body: endpointBody() })));
+  expect(answers.filter((r) => r.status === 201)).toHaveLength(20);
+  for (const res of answers.filter((r) => r.status !== 201)) expectError(res, 409, /20 webhook endpoints already/);
+  expect(await h.db.webhookEndpoint.count({ where: { projectId: project.id } })).toBe(20);
+  // Deleting one makes room for one.
+  const first = answers.find((r) => r.status === 201)!.body.id as string;
+  expect((await h.delete(`${base}/${first}`, { token: admin.accessToken })).status).toBe(200);
+  expect((await h.post(base, { token: admin.accessToken, body: endpointBody() })).status).toBe(201);
+  expectError(await h.post(base, { token: admin.accessToken, body: endpointBody() }), 409);
+});
+
+it('test events are limited per project (10 a minute, over all its endpoints); past it a 429 queues nothing', async () => {
+  const { admin, base, project } = await adminWithProject();
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) ids.push((await h.post(base, { token: admin.accessToken, body: endpointBody() })).body.id);
+  const answers = [];
+  for (let i = 0; i < 12; i++) answers.push(await h.post(`${base}/${ids[i % 3]}/test`, { token: admin.accessToken }));
+  expect(answers.slice(0, 10).map((r) => r.status)).toEqual(Array(10).fill(202));
+  for (const res of answers.slice(10)) {
+    expectError(res, 429);
+    expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+  }
+  expect(await h.db.webhookEvent.count({ where: { projectId: project.id, type: 'webhook.test' } })).toBe(10);
+  // Another project's budget is its own.
+  const other = await adminWithEndpoint();
+  expect((await h.post(`${other.path}/test`, { token: other.admin.accessToken })).status).toBe(202);
+});

@@ -10,10 +10,11 @@ import {
   type WebhookAddressPolicy,
   type WebhookEventType,
 } from '@herald/core';
-import { isPrismaError, type Db, type WebhookEndpoint, type WebhookEvents } from '@herald/db';
+import { auditChanges, SECRET_CHANGED, writeAudit, type AuditSource, type Db, type WebhookEndpoint, type WebhookEvents } from '@herald/db';
 import { page } from '../../http/pagination';
 
 export const WEBHOOK_NOT_FOUND = 'Webhook not found';
+export const tooManyEndpoints = (max: number) => `The project has ${max} webhook endpoints already, the most it may hold: delete one first`;
 /** How long the secret before a rotation keeps signing requests beside the new one. */
 export const ROTATION_GRACE_MS = 24 * 3600 * 1000;
 
@@ -44,29 +45,41 @@ interface WebhookInput {
  * at each rotation) and stored as an AES-256-GCM envelope bound to its endpoint. Every query is
  * scoped by the project: another project's endpoint id is a 404.
  */
+/** An endpoint's fields as the audit log records them (its secret only as "changed"). */
+const WEBHOOK_AUDITED = ['url', 'events', 'enabled', 'description'] as const;
+
 export class WebhooksService {
   constructor(
     private readonly db: Db,
     private readonly keys: KeyRing,
     private readonly policy: WebhookAddressPolicy,
     private readonly events: WebhookEvents,
+    /** Endpoints a project may hold (WEBHOOK_ENDPOINTS_PER_PROJECT): each is work the shared workers do. */
+    private readonly maxPerProject: number,
   ) {}
 
-  async create(projectId: string, input: Required<Pick<WebhookInput, 'url' | 'events'>> & WebhookInput) {
+  async create(projectId: string, input: Required<Pick<WebhookInput, 'url' | 'events'>> & WebhookInput, source: AuditSource) {
     this.checkUrl(input.url);
     const id = randomUUID();
     const secret = generateWebhookSecret();
-    const row = await this.db.webhookEndpoint.create({
-      data: {
-        id,
-        projectId,
-        url: input.url,
-        events: input.events,
-        enabled: input.enabled ?? true,
-        description: input.description ?? null,
-        secret: sealSecret(secret, this.keys, webhookSealContext(id)),
-        keyId: this.keys.currentKeyId,
-      },
+    const row = await this.db.$transaction(async (tx) => {
+      // The project's row is locked, so that concurrent creations cannot pass the cap together.
+      await tx.$queryRaw`SELECT 1 FROM "Project" WHERE "id" = ${projectId}::uuid FOR UPDATE`;
+      if ((await tx.webhookEndpoint.count({ where: { projectId } })) >= this.maxPerProject) throw AppError.conflict(tooManyEndpoints(this.maxPerProject));
+      const created = await tx.webhookEndpoint.create({
+        data: {
+          id,
+          projectId,
+          url: input.url,
+          events: input.events,
+          enabled: input.enabled ?? true,
+          description: input.description ?? null,
+          secret: sealSecret(secret, this.keys, webhookSealContext(id)),
+          keyId: this.keys.currentKeyId,
+        },
+      });
+      await writeAudit(tx, source, { projectId, action: 'webhook.created', target: { type: 'webhook', id }, changes: auditChanges(null, created, WEBHOOK_AUDITED, ['secret']) });
+      return created;
     });
     return { ...toWebhook(row), secret };
   }
@@ -80,31 +93,38 @@ export class WebhooksService {
     return toWebhook(await this.find(projectId, webhookId));
   }
 
-  async update(projectId: string, webhookId: string, input: WebhookInput) {
+  async update(projectId: string, webhookId: string, input: WebhookInput, source: AuditSource) {
     if (input.url !== undefined) this.checkUrl(input.url);
     // Enabling an endpoint again starts its failure count afresh.
     const reenable = input.enabled === true ? { failingSince: null, disabledAt: null } : {};
-    try {
-      const row = await this.db.webhookEndpoint.update({ where: { id: webhookId, projectId }, data: { ...input, ...reenable } });
-      return toWebhook(row);
-    } catch (err) {
-      if (isPrismaError(err, 'P2025')) throw AppError.notFound(WEBHOOK_NOT_FOUND);
-      throw err;
-    }
+    const row = await this.db.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT 1 FROM "WebhookEndpoint" WHERE "id" = ${webhookId}::uuid FOR UPDATE`;
+      const before = await tx.webhookEndpoint.findFirst({ where: { id: webhookId, projectId } });
+      if (!before) throw AppError.notFound(WEBHOOK_NOT_FOUND);
+      const after = await tx.webhookEndpoint.update({ where: { id: webhookId, projectId }, data: { ...input, ...reenable } });
+      const changes = auditChanges(before, after, WEBHOOK_AUDITED);
+      if (Object.keys(changes).length) await writeAudit(tx, source, { projectId, action: 'webhook.updated', target: { type: 'webhook', id: webhookId }, changes });
+      return after;
+    });
+    return toWebhook(row);
   }
 
   /** Its pending deliveries go with it: nothing more is sent to it. */
-  async remove(projectId: string, webhookId: string) {
-    const { count } = await this.db.webhookEndpoint.deleteMany({ where: { id: webhookId, projectId } });
-    if (!count) throw AppError.notFound(WEBHOOK_NOT_FOUND);
+  async remove(projectId: string, webhookId: string, source: AuditSource) {
+    await this.db.$transaction(async (tx) => {
+      const before = await tx.webhookEndpoint.findFirst({ where: { id: webhookId, projectId } });
+      if (!before || !(await tx.webhookEndpoint.deleteMany({ where: { id: webhookId, projectId } })).count) throw AppError.notFound(WEBHOOK_NOT_FOUND);
+      await writeAudit(tx, source, { projectId, action: 'webhook.deleted', target: { type: 'webhook', id: webhookId }, changes: auditChanges(before, null, WEBHOOK_AUDITED) });
+    });
     return { message: 'Webhook deleted' };
   }
 
   /** A new secret; the current one keeps signing too (a second signature) for 24 hours. */
-  async rotateSecret(projectId: string, webhookId: string) {
+  async rotateSecret(projectId: string, webhookId: string, source: AuditSource) {
     const current = await this.find(projectId, webhookId);
     const secret = generateWebhookSecret();
-    const { count } = await this.db.webhookEndpoint.updateMany({
+    await this.db.$transaction(async (tx) => {
+    const { count } = await tx.webhookEndpoint.updateMany({
       // Only if no other rotation came in between, which would make this one drop a secret still in use.
       where: { id: webhookId, projectId, secret: current.secret },
       data: {
@@ -116,6 +136,8 @@ export class WebhooksService {
       },
     });
     if (!count) throw new AppError(409, 'The secret was rotated meanwhile; try again');
+      await writeAudit(tx, source, { projectId, action: 'webhook.secret_rotated', target: { type: 'webhook', id: webhookId }, changes: { secret: SECRET_CHANGED } });
+    });
     return { ...toWebhook(await this.find(projectId, webhookId)), secret };
   }
 

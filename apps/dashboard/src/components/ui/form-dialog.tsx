@@ -7,6 +7,9 @@ export interface FormDialogProps {
   /** The label of the button that opens it. */
   trigger: string;
   triggerVariant?: 'primary' | 'secondary';
+  triggerSize?: 'sm';
+  /** The trigger's accessible name when its label alone is ambiguous (an "Edit" in every row). */
+  triggerAriaLabel?: string;
   title: string;
   description?: ReactNode;
   wide?: boolean;
@@ -27,7 +30,7 @@ export interface FormDialogProps {
 }
 
 /** A button that opens a dialog with a form: the one shape of every "create" and "add" in the dashboard. */
-export function FormDialog({ trigger, triggerVariant = 'primary', title, description, wide, submitLabel, request, form, canSubmit = true, onSubmit, onClose, result, children }: FormDialogProps) {
+export function FormDialog({ trigger, triggerVariant = 'primary', triggerSize, triggerAriaLabel, title, description, wide, submitLabel, request, form, canSubmit = true, onSubmit, onClose, result, children }: FormDialogProps) {
   const [open, setOpen] = useState(false);
   const change = (next: boolean) => {
     setOpen(next);
@@ -40,7 +43,7 @@ export function FormDialog({ trigger, triggerVariant = 'primary', title, descrip
   const done = result?.(close);
   return (
     <>
-      <Button variant={triggerVariant} onClick={() => setOpen(true)}>
+      <Button variant={triggerVariant} size={triggerSize} aria-label={triggerAriaLabel} onClick={() => setOpen(true)}>
         {trigger}
       </Button>
       <Dialog open={open} onOpenChange={change} title={title} description={description} wide={wide}>

@@ -20,9 +20,3 @@ export function AuthLayout({ title, lead, children, foot }: { title: string; lea
     </main>
   );
 }
-
-/** Where to go after signing in: the page the user was sent away from, if it is one of ours. */
-export function nextPath(params: URLSearchParams) {
-  const next = params.get('next');
-  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
-}

@@ -4,7 +4,8 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { call, publicApi, session } from '../../api/client';
 import { Button, ErrorNotice, Notice, TextField } from '../../components/ui';
 import { useSchemaForm } from '../../lib/schema-form';
-import { AuthLayout, nextPath } from './auth-layout';
+import { nextPath } from '../../lib/next-path';
+import { AuthLayout } from './auth-layout';
 
 export async function signIn(email: string, password: string) {
   const tokens = await call(publicApi.POST('/auth/signin', { body: { email, password } }));

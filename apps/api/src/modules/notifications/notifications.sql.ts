@@ -1,0 +1,16 @@
+/**
+ * The statements of a notification's read (GET /push/notifications/{id}), as text: the EXPLAIN test
+ * of the hot path (test/hot-path.explain.test.ts) plans these same ones. Both read by key whatever
+ * the statistics say: the notification by its primary key, its deliveries through the
+ * (notificationId, deviceId) index (the only index of Delivery).
+ */
+export const NOTIFICATION_READ_SQL = {
+  /** $1 id, $2 projectId. */
+  notification: `SELECT "id", "projectId", "templateId", "status"::text AS "status", "recipients", "devices", "sent", "failed", "invalidTokensRemoved",
+      "sendAt", "dryRun", "createdAt", "completedAt"
+    FROM "Notification" WHERE "id" = $1::uuid AND "projectId" = $2::uuid`,
+  /** $1 notification id: its settled deliveries, oldest first. */
+  deliveries: `SELECT "userId", "deviceId", "platform", "status"::text AS "status", "providerConfigId", "providerMessageId", "error"
+    FROM "Delivery" WHERE "notificationId" = $1::uuid AND "status" <> 'pending'
+    ORDER BY "createdAt", "id"`,
+} as const;
