@@ -180,6 +180,7 @@ const SAMPLES: Record<string, (w: World) => Record<string, unknown>> = {
   'PUT /push-config/providers/:providerConfigId': () => ({ name: unique('fcm'), priority: 4, enabled: true, config: { clientEmail: account.clientEmail } }),
   'POST /push/register-device': (w) => ({ userId: w.customerId, deviceToken: unique('tok'), provider: 'fcm', platform: 'ios', tags: { plan: 'pro', seats: 3, beta: true }, timezone: 'Europe/Berlin', locale: 'en-US', appVersion: '2.1.0' }),
   'PATCH /push/users/:userId/attributes': () => ({ tags: { plan: 'pro', seats: 3, beta: true, old: null }, timezone: 'UTC', locale: 'de-DE', appVersion: '2.1.0' }),
+  'POST /push/events': () => ({ events: [{ deliveryId: randomUUID(), type: 'opened', at: new Date().toISOString(), action: 'buy' }] }),
   'POST /push/users/attributes': (w) => ({ users: [{ userId: w.customerId, tags: { plan: 'pro' }, timezone: 'UTC' }, { userId: 'someone-else', locale: 'fr-FR', appVersion: '1.0' }] }),
   'POST /push/audience/count': () => ({ filter: audienceFilterSample() }),
   'POST /projects/:projectId/segments': () => ({ name: unique('segment'), description: 'fuzz', filter: audienceFilterSample() }),

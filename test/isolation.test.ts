@@ -3,6 +3,7 @@ import { startApi, type Harness } from './harness';
 import { tenant, type Tenant } from './fixtures';
 import type { IsolationTable } from './isolation/types';
 import { audiencesTable } from './isolation/audiences';
+import { engagementTable } from './isolation/engagement';
 import { projectsTable } from './isolation/projects';
 import { pushTable } from './isolation/push';
 import { pushConfigTable } from './isolation/push-config';
@@ -13,7 +14,7 @@ import { victimState } from './isolation/victim-state';
 import { webhooksTable } from './isolation/webhooks';
 
 // Each module's routes. Add yours here.
-const tables: Record<string, IsolationTable> = { projects: projectsTable, 'push-config': pushConfigTable, templates: templatesTable, push: pushTable, webhooks: webhooksTable, audiences: audiencesTable, 'audit-log': auditLogTable, settings: settingsTable };
+const tables: Record<string, IsolationTable> = { projects: projectsTable, 'push-config': pushConfigTable, templates: templatesTable, push: pushTable, webhooks: webhooksTable, audiences: audiencesTable, 'audit-log': auditLogTable, settings: settingsTable, engagement: engagementTable };
 
 let h: Harness;
 let victim: Tenant;

@@ -400,6 +400,55 @@ describe('dashboard in a real browser', () => {
     await context.close();
   });
 
+  it("a notification's engagement funnel after its events were posted, its CSV export and its template's trend", async () => {
+    const t = await p.project();
+    const userId = unique('reader');
+    const tokens = [unique('tok'), unique('tok')];
+    await p.registerDevices(t.apiKey.key, tokens.map((deviceToken) => ({ userId, deviceToken, platform: 'android' })));
+    const sent = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId, variables: { name: 'Ada', count: 1 } } });
+    expect(sent.status).toBe(202);
+    const notificationId = sent.body.notificationId as string;
+    await p.waitForNotification(t.apiKey.key, notificationId);
+    // The app reported through its backend: both received, one opened and clicked.
+    const [a, b] = (await p.h.db.delivery.findMany({ where: { notificationId }, orderBy: { id: 'asc' } })).map((d) => d.id);
+    const events = [
+      { deliveryId: a, type: 'received' },
+      { deliveryId: b, type: 'received' },
+      { deliveryId: a, type: 'opened' },
+      { deliveryId: a, type: 'clicked', action: '=cmd' },
+    ];
+    expect((await httpRequest(p.h.url, 'POST', '/push/events', { apiKey: t.apiKey.key, body: { events } })).body.refused).toEqual([]);
+
+    const { page, context } = await newPage(browser);
+    await page.goto(`${p.h.url}/signin`);
+    await page.getByLabel('Email').fill(t.owner.email);
+    await page.getByLabel('Password').fill(t.owner.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: t.project.name }).waitFor();
+    await page.goto(`${p.h.url}/p/${t.project.id}/notifications/${notificationId}`);
+    const funnel = page.getByTestId('engagement-funnel');
+    await funnel.getByLabel('received: 2, 100 % of delivered').waitFor();
+    await funnel.getByLabel('opened: 1, 50 % of delivered').waitFor();
+    await funnel.getByLabel('clicked: 1, 50 % of delivered').waitFor();
+    await funnel.getByLabel('dismissed: 0, 0 % of delivered').waitFor();
+    await check(page, '20-notification-engagement');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    expect(download.suggestedFilename()).toBe(`notification-${notificationId}.csv`);
+    const lines = (await streamText(await download.createReadStream())).trim().split('\r\n');
+    expect(lines[0]).toBe('deliveryId,userId,deviceId,platform,status,error,received,opened,clicked,dismissed,action');
+    expect(lines).toHaveLength(3);
+    const rowOf = (id: string) => lines.find((l) => l.startsWith(id))!.split(',');
+    expect(rowOf(a)).toEqual([a, userId, expect.any(String), 'android', 'sent', '', expect.any(String), expect.any(String), expect.any(String), '', "'=cmd"]);
+    expect(rowOf(b).slice(6)).toEqual([expect.any(String), '', '', '', '']);
+
+    await page.goto(`${p.h.url}/p/${t.project.id}/templates`);
+    await page.getByRole('link', { name: 'Trend', exact: true }).first().click();
+    await page.getByRole('img', { name: /Sent, delivered, opened and clicked per day, last 30 days: 2 sent, 2 delivered, 1 opened, 1 clicked/ }).waitFor();
+    await check(page, '21-template-engagement');
+    await context.close();
+  });
+
   it('serves the dashboard for page URLs but leaves the API alone: JSON clients still get JSON', async () => {
     const page = await httpRequest(p.h.url, 'GET', '/accept-invite?token=x', { headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);

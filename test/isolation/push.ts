@@ -43,7 +43,7 @@ export const pushTable: IsolationTable = {
   async verify(h, ids) {
     const devices = await h.db.device.findMany({ where: { deviceToken: 'victim-device-token' } });
     expect(devices.map((d) => [d.projectId, d.userId, d.platform])).toEqual([[ids.projectId, 'victim-user', 'ios']]);
-    expect(await h.db.notification.count({ where: { projectId: ids.projectId } })).toBe(2);
+    expect(await h.db.notification.count({ where: { projectId: ids.projectId, templateId: ids.pushTemplateId } })).toBe(2);
     expect((await h.db.notification.findUniqueOrThrow({ where: { id: ids.scheduledId } })).status).toBe('scheduled');
   },
 };

@@ -5,6 +5,7 @@ import { auditLogRoutes } from './modules/audit-log/audit-log.routes';
 import { attributeRoutes } from './modules/attributes/attributes.routes';
 import { audienceRoutes } from './modules/audiences/audiences.routes';
 import { authRoutes } from './modules/auth/auth.routes';
+import { engagementRoutes } from './modules/engagement/engagement.routes';
 import { deviceRoutes } from './modules/devices/devices.routes';
 import { notificationRoutes } from './modules/notifications/notifications.routes';
 import { overviewRoutes } from './modules/overview/overview.routes';
@@ -32,6 +33,7 @@ export function apiRoutes(c: ApiContainer): RouteDefinition[] {
     ...apiKeyRoutes(c),
     ...pushConfigRoutes(c),
     ...templateRoutes(c),
+    ...engagementRoutes(c),
     ...overviewRoutes(c),
     ...webhookRoutes(c),
     ...auditLogRoutes(c),

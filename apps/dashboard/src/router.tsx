@@ -15,6 +15,7 @@ import { DevicesPage } from './pages/devices';
 import { SegmentsPage } from './pages/segments';
 import { SendPage } from './pages/send';
 import { TeamPage } from './pages/team';
+import { TemplateEngagementPage } from './pages/template-engagement';
 import { TemplateEditorPage, TemplatesPage } from './pages/templates';
 
 /** One route table. Client paths never collide with the API's (those are served before this page). */
@@ -43,6 +44,7 @@ export const router = createBrowserRouter([
               { path: 'templates', element: <TemplatesPage /> },
               { path: 'templates/new', element: <TemplateEditorPage /> },
               { path: 'templates/:templateId', element: <TemplateEditorPage /> },
+              { path: 'templates/:templateId/engagement', element: <TemplateEngagementPage /> },
               { path: 'devices', element: <DevicesPage /> },
               { path: 'segments', element: <SegmentsPage /> },
               { path: 'providers', element: <ProvidersPage /> },

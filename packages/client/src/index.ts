@@ -19,6 +19,10 @@ export type Project = Schemas['Project'];
 export type ApiKey = Schemas['ApiKey'];
 export type Tokens = Schemas['Tokens'];
 export type User = Schemas['User'];
+export type EventsResult = Schemas['EventsResult'];
+export type EngagementSeries = Schemas['EngagementSeries'];
+/** One event for `POST /push/events`: `{ deliveryId, type, at?, action? }`. */
+export type EngagementEvent = NonNullable<operations['postPushEvents']['requestBody']>['content']['application/json']['events'][number];
 
 export type HeraldClient = Client<paths>;
 
@@ -90,10 +94,34 @@ export async function waitForNotification(client: HeraldClient, notificationId: 
   }
 }
 
+/** Events the API takes in one request. */
+export const MAX_EVENTS_PER_REQUEST = 1000;
+
+/**
+ * Reports what happened to delivered messages (`POST /push/events`), in requests of up to 1,000
+ * events, and returns which were recorded (`accepted`, a repeat marked `duplicate`) and which were
+ * refused and why, each by its position in `events`. A refused event is no error; an error answer
+ * (401, 429…) throws `HeraldApiError`, and the events of earlier requests stay recorded (sending them
+ * again is harmless: a repeat changes nothing).
+ */
+export async function reportEvents(client: HeraldClient, events: EngagementEvent[], { projectId }: { projectId?: string } = {}): Promise<EventsResult> {
+  const result: EventsResult = { accepted: [], refused: [] };
+  for (let start = 0; start < events.length; start += MAX_EVENTS_PER_REQUEST) {
+    const { data, error, response } = await client.POST('/push/events', {
+      params: { query: projectId ? { projectId } : {} },
+      body: { events: events.slice(start, start + MAX_EVENTS_PER_REQUEST) },
+    });
+    if (error || !data) throw new HeraldApiError(response.status, error);
+    result.accepted.push(...data.accepted.map((a) => ({ ...a, index: a.index + start })));
+    result.refused.push(...data.refused.map((r) => ({ ...r, index: r.index + start })));
+  }
+  return result;
+}
+
 /** The body of every webhook request Herald sends (see the document's `webhooks` section). */
 export interface HeraldWebhookEvent<T = Record<string, unknown>> {
   version: number;
-  /** `notification.completed`, `notification.partially_failed`, `notification.failed`, `notification.canceled`, `device.token_removed` or `webhook.test`. */
+  /** `notification.completed`, `notification.partially_failed`, `notification.failed`, `notification.canceled`, `device.token_removed`, `delivery.opened`, `delivery.clicked` or `webhook.test`. */
   type: string;
   /** The same on every retry of the event: use it to ignore duplicates. */
   id: string;
@@ -121,3 +149,4 @@ export function verifyWebhook<T = Record<string, unknown>>(body: string | Buffer
 }
 
 export { WebhookVerificationError } from 'standardwebhooks';
+

@@ -45,6 +45,8 @@ const apiSchema = z.object({
   RATE_LIMIT_USER_ATTRIBUTES: intFrom(60, 1),
   RATE_LIMIT_USER_ATTRIBUTES_BULK: intFrom(10, 1),
   RATE_LIMIT_AUDIENCE_COUNT: intFrom(60, 1),
+  /** POST /push/events requests (up to 1,000 events each) per credential per minute; 0: off. */
+  RATE_LIMIT_EVENTS: intFrom(600, 0),
   /** API keys a project may hold. */
   API_KEYS_PER_PROJECT: intFrom(100, 1),
   /** Scheduled notifications (not yet started) a project may hold. */
@@ -90,6 +92,8 @@ export interface ApiConfig extends CommonConfig {
     userAttributes: number;
     userAttributesBulk: number;
     audienceCount: number;
+    /** Per credential per minute; 0: off. */
+    events: number;
   };
   apiKeysPerProject: number;
   webhookEndpointsPerProject: number;
@@ -149,6 +153,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
       userAttributes: e.RATE_LIMIT_USER_ATTRIBUTES,
       userAttributesBulk: e.RATE_LIMIT_USER_ATTRIBUTES_BULK,
       audienceCount: e.RATE_LIMIT_AUDIENCE_COUNT,
+      events: e.RATE_LIMIT_EVENTS,
     },
     apiKeysPerProject: e.API_KEYS_PER_PROJECT,
     webhookEndpointsPerProject: e.WEBHOOK_ENDPOINTS_PER_PROJECT,

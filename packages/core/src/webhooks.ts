@@ -16,6 +16,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'notification.failed',
   'notification.canceled',
   'device.token_removed',
+  'delivery.opened',
+  'delivery.clicked',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -75,6 +77,23 @@ export const deviceTokenRemovedData = z.object({
   notificationId: z.uuid().nullable(),
 });
 export type DeviceTokenRemovedData = z.infer<typeof deviceTokenRemovedData>;
+
+/** `delivery.opened` and `delivery.clicked`: an app reported that its user opened or clicked a message. */
+export const deliveryEngagementData = z.object({
+  delivery: z.object({
+    id: z.uuid().describe('The `herald_delivery_id` of the message'),
+    notificationId: z.uuid(),
+    userId: z.string(),
+    deviceId: z.uuid().nullable(),
+    platform: z.string().nullable(),
+  }),
+  event: z.object({
+    type: z.enum(['opened', 'clicked']),
+    at: z.iso.datetime().describe('When it happened on the device, as reported'),
+    action: z.string().nullable().describe('What the user chose, as reported'),
+  }),
+});
+export type DeliveryEngagementData = z.infer<typeof deliveryEngagementData>;
 
 export const testEventData = z.object({ webhookId: z.uuid(), message: z.string() });
 

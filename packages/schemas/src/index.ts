@@ -10,6 +10,7 @@ export * from './audiences';
 export * from './bytes';
 export * from './device-attributes';
 export * from './devices';
+export * from './engagement';
 export * from './ids';
 export * from './projects';
 export * from './push-config';

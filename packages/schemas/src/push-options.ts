@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { analyticsLabel } from './engagement';
 
 /**
  * How a push is delivered, beyond its text: FCM's delivery options and the per-platform display
@@ -71,6 +72,9 @@ export const pushOptionsShape = {
   android: androidOptionsSchema.describe('Options for Android devices (FCM `android.notification`)'),
   apns: apnsOptionsSchema.describe('Options for iOS devices (APNs `aps` dictionary)'),
   webpush: webpushOptionsSchema.describe('Options for web devices'),
+  analyticsLabel: analyticsLabel.describe(
+    "FCM's `fcm_options.analytics_label`: groups messages in FCM's delivery reports, and Herald's daily series per label (`GET /push/analytics-labels/{label}/engagement`)",
+  ),
 };
 
 /** Every option optional; unknown fields are ignored, as everywhere in the API. */

@@ -27,6 +27,7 @@ export function createLimits(redis: Redis, prefix: string, settings: ApiConfig['
     'user-attributes': { limit: settings.userAttributes },
     'user-attributes-bulk': { limit: settings.userAttributesBulk },
     'audience-count': { limit: settings.audienceCount },
+    events: { limit: settings.events },
     // All sends of a project together, whatever credential sends them, since per-credential limits
     // multiply with the project's keys. Off by default.
     'project-send': { limit: settings.projectSend },

@@ -144,6 +144,14 @@ describe('every operation, as documented', () => {
     const bulkResult = (await api.get(`/push/notifications/${bulk.notificationId}`, jwt)).body;
     expect(bulkResult.deliveries.map((d: { status: string }) => d.status).sort()).toEqual(['no_devices', 'sent', 'sent']);
     expectStatus(await api.get('/push/notifications', { apiKey, query: { page: 1, limit: 5 } }), 200);
+    // Engagement: events about a delivered message, a template's and a label's series
+    const deliveryId = (await p.h.db.delivery.findFirstOrThrow({ where: { notificationId: send.notificationId, status: 'sent' } })).id;
+    const reported = await api.post('/push/events', { apiKey, body: { events: [{ deliveryId, type: 'opened' }, { deliveryId: randomUUID(), type: 'opened' }] } });
+    expectStatus(reported, 200);
+    expect(reported.body.refused).toHaveLength(1);
+    expectStatus(await api.get(`/push-templates/${template.id}/engagement`, { apiKey }), 200);
+    expectStatus(await api.get(`/push/notifications/${send.notificationId}/events`, { apiKey }), 200);
+    expectStatus(await api.get('/push/analytics-labels/orders/engagement', jwt), 200);
     const overview = await api.get(`/projects/${projectId}/overview`, { token });
     expectStatus(overview, 200);
     expect(overview.body.last24h.sent).toBeGreaterThanOrEqual(4);

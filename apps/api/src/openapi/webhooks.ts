@@ -1,6 +1,6 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { z } from 'zod';
-import { deviceTokenRemovedData, notificationEventData, testEventData, webhookPayload, WEBHOOK_TEST_EVENT, type WebhookEventType } from '@herald/core';
+import { deliveryEngagementData, deviceTokenRemovedData, notificationEventData, testEventData, webhookPayload, WEBHOOK_TEST_EVENT, type WebhookEventType } from '@herald/core';
 
 const SIGNING = `Signed as the Standard Webhooks specification says: \`webhook-id\` (the payload's \`id\`, the same on every retry),
 \`webhook-timestamp\` (Unix seconds) and \`webhook-signature\` (\`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">\`,
@@ -24,6 +24,16 @@ export const WEBHOOK_EVENTS: Record<WebhookEventType | typeof WEBHOOK_TEST_EVENT
     summary: 'A dead device token was removed',
     description: 'FCM rejected a device token as no longer valid (`error`, e.g. `UNREGISTERED`) and Herald deleted the device: drop the token from your own records too.',
     data: deviceTokenRemovedData,
+  },
+  'delivery.opened': {
+    summary: 'A user opened a message',
+    description: "An app reported through its backend (`POST /push/events`) that its user opened a delivered message; once per delivery. `data.event` is the report's time and action.",
+    data: deliveryEngagementData,
+  },
+  'delivery.clicked': {
+    summary: 'A user clicked in a message',
+    description: 'An app reported through its backend (`POST /push/events`) that its user clicked in a delivered message (`data.event.action`: what, as reported); once per delivery.',
+    data: deliveryEngagementData,
   },
   [WEBHOOK_TEST_EVENT]: { summary: 'Test event', description: 'Sent by `POST /projects/{projectId}/webhooks/{webhookId}/test`, whatever the endpoint subscribes to.', data: testEventData },
 };

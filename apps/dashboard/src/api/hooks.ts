@@ -77,6 +77,8 @@ export const usePreview = (projectId: string, templateId: string | undefined, va
     enabled: !!templateId,
     placeholderData: keepPreviousData,
   });
+export const useTemplateEngagement = (projectId: string, templateId: string) =>
+  useQuery({ queryKey: queryKeys.templateEngagement(projectId, templateId), queryFn: () => call(api.GET('/push-templates/{id}/engagement', { params: { path: { id: templateId } } })) });
 export const exportTemplates = (projectId: string) => call(api.GET('/push-templates/export/{projectId}', { params: { path: { projectId } } }));
 export const useImportTemplates = (projectId: string) =>
   useWrite(({ file, mode }: { file: File; mode: 'skip' | 'overwrite' }) => {
@@ -175,3 +177,7 @@ export const useAuditLog = (projectId: string, filters: AuditFilters, cursor: st
   });
 export const useAuditVerify = (projectId: string, enabled: boolean) =>
   useQuery({ queryKey: queryKeys.auditVerify(projectId), queryFn: () => call(api.GET('/projects/{projectId}/audit-log/verify', { params: { path: { projectId } } })), enabled, staleTime: 0 });
+
+/** A notification's deliveries with their events, for its CSV export. */
+export const fetchDeliveryEvents = (projectId: string, notificationId: string) =>
+  call(api.GET('/push/notifications/{notificationId}/events', { params: { path: { notificationId }, query: { projectId } } }));

@@ -15,6 +15,7 @@ export const queryKeys = {
   templates: (projectId: string) => [...queryKeys.project(projectId), 'templates'] as const,
   templatePage: (projectId: string, page: number, limit: number) => [...queryKeys.templates(projectId), 'list', { page, limit }] as const,
   template: (projectId: string, templateId: string) => [...queryKeys.templates(projectId), templateId] as const,
+  templateEngagement: (projectId: string, templateId: string) => [...queryKeys.template(projectId, templateId), 'engagement'] as const,
   templateVariables: (projectId: string, templateId: string) => [...queryKeys.template(projectId, templateId), 'variables'] as const,
   preview: (projectId: string, templateId: string, variables: Record<string, unknown>) => [...queryKeys.template(projectId, templateId), 'preview', variables] as const,
   pushConfig: (projectId: string) => [...queryKeys.project(projectId), 'push-config'] as const,

@@ -1,8 +1,10 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { isFinal, useNotification, useNotifications, useProviders, type Schemas } from '../api/hooks';
+import { fetchDeliveryEvents, isFinal, useNotification, useNotifications, useProviders, type Schemas } from '../api/hooks';
 import { useProjectContext } from '../components/layout';
-import { Card, type Column, DataTable, EmptyState, ErrorNotice, formatDate, Loading, PageHeader, Pagination, StatusBadge } from '../components/ui';
+import { Button, Card, type Column, DataTable, EmptyState, ErrorNotice, formatDate, Loading, PageHeader, Pagination, StatusBadge } from '../components/ui';
+import { toCsv } from '../lib/csv';
+import { saveFile } from '../lib/download';
 
 export function NotificationsPage() {
   const { projectId } = useProjectContext();
@@ -88,7 +90,8 @@ export function NotificationDetail({ projectId, notificationId }: { projectId: s
           <Mini label="Failed" value={data.stats.failed} />
         </div>
       </Card>
-      <Card title="Deliveries" bodyless>
+      <Funnel engagement={data.engagement} delivered={data.stats.sent} />
+      <Card title="Deliveries" bodyless actions={<ExportDeliveries projectId={projectId} notificationId={data.id} />}>
         <DataTable
           label="Deliveries"
           columns={deliveries}
@@ -107,5 +110,75 @@ function Mini({ label, value }: { label: string; value: number }) {
       <div className="stat-label">{label}</div>
       <div className="stat-value" style={{ fontSize: 20 }}>{value}</div>
     </div>
+  );
+}
+
+const STEPS = ['received', 'opened', 'clicked', 'dismissed'] as const;
+/** The widest bar, in % of its row: the count beside it needs the rest. */
+const BAR_MAX = 70;
+
+/** What the app reported about the delivered messages: each step's count and its share of them. */
+function Funnel({ engagement, delivered }: { engagement: Schemas['EngagementFunnel']; delivered: number }) {
+  const percent = (rate: number) => `${Math.round(rate * 1000) / 10} %`;
+  return (
+    <Card title="Engagement" description="Events your backend reported (POST /push/events), over the messages FCM accepted.">
+      <dl className="funnel" data-testid="engagement-funnel">
+        <div className="funnel-step">
+          <dt>Delivered</dt>
+          <dd>
+            <span className="funnel-bar" style={{ width: delivered ? `${BAR_MAX}%` : '0%' }} />
+            <span className="funnel-count">{delivered}</span>
+          </dd>
+        </div>
+        {STEPS.map((step) => (
+          <div className="funnel-step" key={step}>
+            <dt>{step[0].toUpperCase() + step.slice(1)}</dt>
+            <dd aria-label={`${step}: ${engagement[step]}, ${percent(engagement.rates[step])} of delivered`}>
+              <span className="funnel-bar" style={{ width: `${Math.min(1, engagement.rates[step]) * BAR_MAX}%` }} />
+              <span className="funnel-count">
+                {engagement[step]} <span className="muted small">{percent(engagement.rates[step])}</span>
+              </span>
+            </dd>
+          </div>
+        ))}
+      </dl>
+    </Card>
+  );
+}
+
+/** The deliveries with their events as a CSV file, one line per delivery. */
+function ExportDeliveries({ projectId, notificationId }: { projectId: string; notificationId: string }) {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const download = async () => {
+    setError(null);
+    setBusy(true);
+    try {
+      const deliveries = await fetchDeliveryEvents(projectId, notificationId);
+      const at = (d: Schemas['DeliveryWithEvents'], type: string) => d.events.find((e) => e.type === type);
+      const rows = deliveries.map((d) => [
+        d.id,
+        d.userId,
+        d.deviceId,
+        d.platform,
+        d.status,
+        d.error,
+        ...STEPS.map((type) => at(d, type)?.at),
+        d.events.map((e) => e.action).filter(Boolean).join(' '),
+      ]);
+      saveFile(`notification-${notificationId}.csv`, toCsv(['deliveryId', 'userId', 'deviceId', 'platform', 'status', 'error', ...STEPS, 'action'], rows), 'text/csv');
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      {error !== null && <ErrorNotice error={error} />}
+      <Button onClick={download} disabled={busy}>
+        Export CSV
+      </Button>
+    </>
   );
 }

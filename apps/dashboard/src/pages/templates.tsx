@@ -4,6 +4,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { exportTemplates, useCreateTemplate, useDeleteTemplate, useImportTemplates, usePreview, useTemplate, useTemplates, useUpdateTemplate, type Schemas } from '../api/hooks';
 import { useProjectContext } from '../components/layout';
 import { Button, Card, type Column, ConfirmButton, DataTable, EmptyState, ErrorNotice, FileField, formatDate, FormDialog, Loading, Notice, PageHeader, Pagination, TextArea, TextField } from '../components/ui';
+import { fileSlug, saveFile } from '../lib/download';
 import { useSchemaCheck } from '../lib/schema-form';
 import { useDebounced } from '../lib/use-debounced';
 import { detectVariables, nestVariables } from '../lib/variables';
@@ -17,10 +18,7 @@ export function TemplatesPage() {
     setExportError(null);
     try {
       const file = await exportTemplates(projectId);
-      const url = URL.createObjectURL(new Blob([JSON.stringify(file, null, 2)], { type: 'application/json' }));
-      const a = Object.assign(document.createElement('a'), { href: url, download: `herald-templates-${project.name.replace(/[^\w-]+/g, '-').toLowerCase()}.json` });
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(url), 1000);
+      saveFile(`herald-templates-${fileSlug(project.name)}.json`, JSON.stringify(file, null, 2), 'application/json');
     } catch (e) {
       setExportError(e);
     }
@@ -34,6 +32,7 @@ export function TemplatesPage() {
     { header: 'Name', cell: (t) => <Link className="cell-main" to={`/p/${projectId}/templates/${t.id}`}>{t.name}</Link> },
     { header: 'Title', className: 'truncate', cell: (t) => t.title },
     { header: 'Updated', hideOnPhone: true, className: 'muted', cell: (t) => formatDate(t.updatedAt) },
+    { header: 'Engagement', hideOnPhone: true, cell: (t) => <Link to={`/p/${projectId}/templates/${t.id}/engagement`} title={`Engagement of ${t.name}`}>Trend</Link> },
   ];
   return (
     <>

@@ -852,6 +852,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/push/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Report what happened to delivered messages (received, opened, clicked, dismissed); each event accepted or refused alone */
+        post: operations["postPushEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/push/notifications/{notificationId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A notification's deliveries with the events reported for each (the dashboard's CSV export) */
+        get: operations["getPushNotificationsByNotificationIdEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/push-templates/{id}/engagement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A template's daily sends, deliveries, opens and clicks over the last 30 days */
+        get: operations["getPushTemplatesByIdEngagement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/push/analytics-labels/{label}/engagement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An analytics label's daily sends, deliveries, opens and clicks over the last 30 days */
+        get: operations["getPushAnalyticsLabelsByLabelEngagement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects/{projectId}/overview": {
         parameters: {
             query?: never;
@@ -1460,6 +1528,180 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "delivery.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A user opened a message
+         * @description An app reported through its backend (`POST /push/events`) that its user opened a delivered message; once per delivery. `data.event` is the report's time and action.
+         *
+         *     Signed as the Standard Webhooks specification says: `webhook-id` (the payload's `id`, the same on every retry),
+         *     `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`,
+         *     several space-separated during a secret rotation). Verify with any Standard Webhooks library, or `verifyWebhook` of
+         *     `@herald/client`. Answer 2xx within 10 s; anything else is retried with exponential backoff for 24 hours.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    "webhook-id": string;
+                    "webhook-timestamp": string;
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        version: 1;
+                        /** @constant */
+                        type: "delivery.opened";
+                        /**
+                         * Format: uuid
+                         * @description Unique per event; also sent as `webhook-id`, the same on every retry: use it to ignore duplicates
+                         */
+                        id: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            delivery: {
+                                /**
+                                 * Format: uuid
+                                 * @description The `herald_delivery_id` of the message
+                                 */
+                                id: string;
+                                /** Format: uuid */
+                                notificationId: string;
+                                userId: string;
+                                deviceId: string | null;
+                                platform: string | null;
+                            };
+                            event: {
+                                /** @enum {string} */
+                                type: "opened" | "clicked";
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened on the device, as reported
+                                 */
+                                at: string;
+                                /** @description What the user chose, as reported */
+                                action: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Received. Any other answer, or none within 10 s, is retried. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "delivery.clicked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A user clicked in a message
+         * @description An app reported through its backend (`POST /push/events`) that its user clicked in a delivered message (`data.event.action`: what, as reported); once per delivery.
+         *
+         *     Signed as the Standard Webhooks specification says: `webhook-id` (the payload's `id`, the same on every retry),
+         *     `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`,
+         *     several space-separated during a secret rotation). Verify with any Standard Webhooks library, or `verifyWebhook` of
+         *     `@herald/client`. Answer 2xx within 10 s; anything else is retried with exponential backoff for 24 hours.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    "webhook-id": string;
+                    "webhook-timestamp": string;
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        version: 1;
+                        /** @constant */
+                        type: "delivery.clicked";
+                        /**
+                         * Format: uuid
+                         * @description Unique per event; also sent as `webhook-id`, the same on every retry: use it to ignore duplicates
+                         */
+                        id: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            delivery: {
+                                /**
+                                 * Format: uuid
+                                 * @description The `herald_delivery_id` of the message
+                                 */
+                                id: string;
+                                /** Format: uuid */
+                                notificationId: string;
+                                userId: string;
+                                deviceId: string | null;
+                                platform: string | null;
+                            };
+                            event: {
+                                /** @enum {string} */
+                                type: "opened" | "clicked";
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened on the device, as reported
+                                 */
+                                at: string;
+                                /** @description What the user chose, as reported */
+                                action: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Received. Any other answer, or none within 10 s, is retried. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -1645,6 +1887,28 @@ export interface components {
             providerMessageId: string | null;
             error: string | null;
         };
+        /** @description A delivery with the events reported for it. */
+        DeliveryWithEvents: {
+            /**
+             * Format: uuid
+             * @description The delivery id (`herald_delivery_id` in the message)
+             */
+            id: string;
+            userId: string;
+            deviceId: string | null;
+            platform: string | null;
+            /** @enum {string} */
+            status: "sent" | "failed" | "no_devices" | "validated";
+            error: string | null;
+            /** @description In the order they happened */
+            events: {
+                /** @enum {string} */
+                type: "received" | "opened" | "clicked" | "dismissed";
+                /** Format: date-time */
+                at: string;
+                action: string | null;
+            }[];
+        };
         Device: {
             /** Format: uuid */
             id: string;
@@ -1667,6 +1931,46 @@ export interface components {
             locale: string | null;
             appVersion: string | null;
         };
+        /** @description What the app reported about the delivered messages: one count per device and type */
+        EngagementFunnel: {
+            received: number;
+            opened: number;
+            clicked: number;
+            dismissed: number;
+            rates: {
+                /** @description The count over `stats.sent` (messages FCM accepted); 0 when none was */
+                received: number;
+                /** @description The count over `stats.sent` (messages FCM accepted); 0 when none was */
+                opened: number;
+                /** @description The count over `stats.sent` (messages FCM accepted); 0 when none was */
+                clicked: number;
+                /** @description The count over `stats.sent` (messages FCM accepted); 0 when none was */
+                dismissed: number;
+            };
+        };
+        EngagementSeries: {
+            /**
+             * Format: date
+             * @description First day (UTC)
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day (UTC): today
+             */
+            to: string;
+            /** @description 30 days, oldest first; a day without sends is all zeros */
+            days: {
+                /** Format: date */
+                date: string;
+                /** @description Messages Herald tried to deliver, of the notifications sent that day */
+                sent: number;
+                /** @description Messages FCM accepted */
+                delivered: number;
+                opened: number;
+                clicked: number;
+            }[];
+        };
         /** @description The body of every error response. */
         Error: {
             statusCode: number;
@@ -1677,6 +1981,32 @@ export interface components {
             details?: {
                 /** @description Dotted path of the offending input, e.g. "userIds.3" */
                 path: string;
+                message: string;
+            }[];
+        };
+        /** @description Which events were recorded (`accepted`) and why each other one was not (`refused`). */
+        EventsResult: {
+            /** @description Events recorded, or already recorded */
+            accepted: {
+                /** @description Position in `events` */
+                index: number;
+                /** Format: uuid */
+                deliveryId: string;
+                /** @enum {string} */
+                type: "received" | "opened" | "clicked" | "dismissed";
+                /** @description Reported before (or earlier in this request): accepted, and nothing changed */
+                duplicate: boolean;
+            }[];
+            /** @description Events not recorded, each with why */
+            refused: {
+                index: number;
+                deliveryId?: string;
+                type?: string;
+                /**
+                 * @description `invalid`: the event is malformed (`message` names the field); `unknown_delivery`: no delivery of this project has the id; `not_sent`: the delivery did not reach FCM; `before_sent`: `at` is before the message was sent; `in_future`: `at` is in the future
+                 * @enum {string}
+                 */
+                reason: "invalid" | "unknown_delivery" | "not_sent" | "before_sent" | "in_future";
                 message: string;
             }[];
         };
@@ -1737,6 +2067,7 @@ export interface components {
                 hour: string;
                 devices: number;
             }[];
+            engagement: components["schemas"]["EngagementFunnel"];
             deliveries: components["schemas"]["Delivery"][];
         };
         NotificationStats: {
@@ -2157,6 +2488,8 @@ export interface operations {
                          */
                         urgency?: "very-low" | "low" | "normal" | "high";
                     };
+                    /** @description FCM's `fcm_options.analytics_label`: groups messages in FCM's delivery reports, and Herald's daily series per label (`GET /push/analytics-labels/{label}/engagement`) */
+                    analyticsLabel?: string;
                     /** @description Send no notification block: the rendered title and body travel in `data` (`title`, `body`), with `content-available` on iOS, for the app to handle in the background */
                     dataOnly?: boolean;
                     /** @description Validate every message with FCM (`validate_only`) without delivering it: deliveries end `validated` or with the token's error, and no device is removed */
@@ -2312,6 +2645,8 @@ export interface operations {
                          */
                         urgency?: "very-low" | "low" | "normal" | "high";
                     };
+                    /** @description FCM's `fcm_options.analytics_label`: groups messages in FCM's delivery reports, and Herald's daily series per label (`GET /push/analytics-labels/{label}/engagement`) */
+                    analyticsLabel?: string;
                     /** @description Send no notification block: the rendered title and body travel in `data` (`title`, `body`), with `content-available` on iOS, for the app to handle in the background */
                     dataOnly?: boolean;
                     /** @description Validate every message with FCM (`validate_only`) without delivering it: deliveries end `validated` or with the token's error, and no device is removed */
@@ -4866,6 +5201,8 @@ export interface operations {
                              */
                             urgency?: "very-low" | "low" | "normal" | "high";
                         };
+                        /** @description FCM's `fcm_options.analytics_label`: groups messages in FCM's delivery reports, and Herald's daily series per label (`GET /push/analytics-labels/{label}/engagement`) */
+                        analyticsLabel?: string;
                     } | null;
                 };
             };
@@ -5024,6 +5361,8 @@ export interface operations {
                              */
                             urgency?: "very-low" | "low" | "normal" | "high";
                         };
+                        /** @description FCM's `fcm_options.analytics_label`: groups messages in FCM's delivery reports, and Herald's daily series per label (`GET /push/analytics-labels/{label}/engagement`) */
+                        analyticsLabel?: string;
                     } | null;
                 };
             };
@@ -5086,6 +5425,150 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postPushEvents: {
+        parameters: {
+            query?: {
+                /** @description The project. Required with a bearer token; with an API key the key's project is used (naming another project is a 403). */
+                projectId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Up to 1000 events, each refused alone when it is bad */
+                    events: {
+                        /**
+                         * Format: uuid
+                         * @description The `herald_delivery_id` of the message, from its `data`
+                         */
+                        deliveryId: string;
+                        /** @enum {string} */
+                        type: "received" | "opened" | "clicked" | "dismissed";
+                        /**
+                         * Format: date-time
+                         * @description When it happened on the device (default: when Herald receives it); neither before the message was sent nor in the future
+                         */
+                        at?: string;
+                        /** @description What the user chose, e.g. the id of a notification button */
+                        action?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description IETF draft-8: the remaining quota of this window, e.g. `"send";r=99;t=60` */
+                    RateLimit?: string;
+                    /** @description IETF draft-8: the policy, e.g. `"send";q=100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventsResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPushNotificationsByNotificationIdEvents: {
+        parameters: {
+            query?: {
+                /** @description The project. Required with a bearer token; with an API key the key's project is used (naming another project is a 403). */
+                projectId?: string;
+            };
+            header?: never;
+            path: {
+                notificationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryWithEvents"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPushTemplatesByIdEngagement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EngagementSeries"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPushAnalyticsLabelsByLabelEngagement: {
+        parameters: {
+            query?: {
+                /** @description The project. Required with a bearer token; with an API key the key's project is used (naming another project is a 403). */
+                projectId?: string;
+            };
+            header?: never;
+            path: {
+                /** @description An analytics label */
+                label: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EngagementSeries"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5172,7 +5655,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string | null;
-                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed")[];
+                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
                         enabled: boolean;
                         failingSince: string | null;
                         disabledAt: string | null;
@@ -5204,7 +5687,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed")[];
+                    events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
                     enabled?: boolean;
                     description?: string | null;
                 };
@@ -5222,7 +5705,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string | null;
-                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed")[];
+                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
                         enabled: boolean;
                         failingSince: string | null;
                         disabledAt: string | null;
@@ -5277,7 +5760,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string | null;
-                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed")[];
+                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
                         enabled: boolean;
                         failingSince: string | null;
                         disabledAt: string | null;
@@ -5310,7 +5793,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed")[];
+                    events?: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
                     enabled?: boolean;
                     description?: string | null;
                 };
@@ -5328,7 +5811,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string | null;
-                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed")[];
+                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
                         enabled: boolean;
                         failingSince: string | null;
                         disabledAt: string | null;
@@ -5400,7 +5883,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string | null;
-                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed")[];
+                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
                         enabled: boolean;
                         failingSince: string | null;
                         disabledAt: string | null;
@@ -5488,7 +5971,7 @@ export interface operations {
                             /** Format: uuid */
                             eventId: string;
                             /** @enum {string} */
-                            eventType: "notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed" | "webhook.test";
+                            eventType: "notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed" | "delivery.opened" | "delivery.clicked" | "webhook.test";
                             /** @enum {string} */
                             status: "pending" | "succeeded" | "failed";
                             /** @description HTTP status of the last attempt; null when no answer came */

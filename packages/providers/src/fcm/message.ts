@@ -10,6 +10,8 @@ export interface FcmMessage {
   token: string;
   notification?: { title: string; body: string; image?: string };
   data?: Record<string, string>;
+  /** FCM's delivery reports group messages by this label. */
+  fcm_options?: { analytics_label: string };
   android?: {
     priority?: 'high' | 'normal';
     /** A protobuf Duration: seconds with an `s`, `"3600s"`. */
@@ -56,6 +58,7 @@ export function toFcmMessage(push: PushMessage, nowMs = Date.now()): FcmMessage 
   const data = dataOnly ? { ...push.data, title, body, ...(imageUrl ? { image: imageUrl } : {}) } : push.data;
   if (!dataOnly) message.notification = imageUrl ? { title, body, image: imageUrl } : { title, body };
   if (data && Object.keys(data).length > 0) message.data = data;
+  if (options.analyticsLabel) message.fcm_options = { analytics_label: options.analyticsLabel };
 
   if (platform === 'android' || platform === undefined) {
     const android = androidBlock(options, dataOnly);

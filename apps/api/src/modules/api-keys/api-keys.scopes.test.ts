@@ -31,6 +31,10 @@ const ROUTE_SCOPES: Record<string, ApiKeyScope | 'any'> = {
   'GET /projects/{projectId}': 'any',
   'POST /push-templates/preview': 'templates:read',
   'PUT /push-templates/{id}': 'templates:write',
+  'POST /push/events': 'events:write',
+  'GET /push/notifications/{notificationId}/events': 'notifications:read',
+  'GET /push-templates/{id}/engagement': 'templates:read',
+  'GET /push/analytics-labels/{label}/engagement': 'notifications:read',
 };
 
 const keyRoutes = () => apiRoutes(h.container).filter((r) => r.spec.auth === 'key' || r.spec.auth === 'keyOrJwt');

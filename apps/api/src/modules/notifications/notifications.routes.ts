@@ -12,14 +12,14 @@ type BulkBody = z.infer<typeof sendBulkBody>;
 
 /** The service's input from a send's body: the options gathered, the recipients named one way. */
 function sendInput(body: SendBody | BulkBody, recipients: SendInput['recipients'], bulk: boolean, personalised = false): SendInput {
-  const { priority, ttl, collapseKey, android, apns, webpush } = body;
+  const { priority, ttl, collapseKey, android, apns, webpush, analyticsLabel } = body;
   return {
     recipients,
     templateId: body.templateId,
     variables: body.variables,
     imageUrl: body.imageUrl,
     data: body.data,
-    options: mergePushOptions({ priority, ttl, collapseKey, android, apns, webpush }),
+    options: mergePushOptions({ priority, ttl, collapseKey, android, apns, webpush, analyticsLabel }),
     dataOnly: body.dataOnly,
     dryRun: body.dryRun,
     sendAt: body.sendAt,

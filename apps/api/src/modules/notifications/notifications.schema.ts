@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { NOTIFICATION_STATUSES, notificationStats, type PushOptions } from '@herald/core';
 import { uuid } from '@herald/schemas';
+import { engagementFunnel } from '../engagement/engagement.schema';
 import { paginationQuery } from '../../http/pagination';
 
 // The request bodies, which the dashboard validates with too, are defined in @herald/schemas.
@@ -51,6 +52,7 @@ export const notificationResponse = notificationSummary.extend({
     .array(z.object({ hour: z.iso.datetime().describe('The start of the hour (UTC)'), devices: z.number().int() }))
     .optional()
     .describe('A local-time or quiet-hours send: how many devices are (or were) due in each hour'),
+  engagement: engagementFunnel,
   deliveries: z.array(
     z.object({
       userId: z.string(),

@@ -2,6 +2,7 @@ import type { Queue } from 'bullmq';
 import { AppError, deliverJobId, heldDeliverJobId, isFinalStatus, readPushOptions, timingOf, type Timing } from '@herald/core';
 import { notificationEvent, writeAudit, type AuditSource, type Db, type Notification, type WebhookEvents } from '@herald/db';
 import { page } from '../../http/pagination';
+import { funnelOf, NO_ENGAGEMENT } from '../engagement/engagement.funnel';
 import type { ProjectSnapshot } from '../../project-cache/project-cache';
 import { Admissions, draftOf } from './notifications.admission';
 import { precheck, scheduleTime } from './notifications.checks';
@@ -75,6 +76,16 @@ const toDelivery = (status: Notification['status'], { notBefore, ...d }: { statu
 });
 
 /**
+ * The template's analytics label written into a send that names none: the label FCM gets and the one
+ * the daily series count under stay the send's, whatever the template says by the time it is delivered.
+ */
+async function withTemplateLabel(state: ProjectSnapshot, input: SendInput): Promise<SendInput> {
+  if (input.options.analyticsLabel) return input;
+  const label = readPushOptions((await state.template(input.templateId))?.options).analyticsLabel;
+  return label ? { ...input, options: { ...input.options, analyticsLabel: label } } : input;
+}
+
+/**
  * Accepts sends: validates everything that can be known before delivery, writes the notification
  * and enqueues its job. The API never renders for delivery and never calls a provider.
  *
@@ -107,7 +118,8 @@ export class NotificationService {
     if (sendAt && input.deliverAt) throw AppError.badRequest('Give either sendAt or deliverAt, not both', [{ path: 'deliverAt', message: 'not with sendAt' }]);
     const template = await precheck(state, input);
     if (sendAt) await this.checkScheduledRoom(projectId);
-    const draft = draftOf(projectId, input, sendAt, idempotencyKey, (vars) => template.used(vars), await this.timing(state, input));
+    const labelled = await withTemplateLabel(state, input);
+    const draft = draftOf(projectId, labelled, sendAt, idempotencyKey, (vars) => template.used(vars), await this.timing(state, labelled));
     if ((await this.admissions.admit(draft)) === 'duplicate') {
       // The same key raced us: the first request wins and this one answers like it.
       const replay = await this.replay(projectId, idempotencyKey!);
@@ -192,11 +204,17 @@ export class NotificationService {
     const [n] = await this.db.$queryRawUnsafe<Pick<Notification, SummaryFields>[]>(NOTIFICATION_READ_SQL.notification, id, projectId);
     if (!n) throw AppError.notFound(NOTIFICATION_NOT_FOUND);
     const rows = await this.db.$queryRawUnsafe<DeliveryView[]>(NOTIFICATION_READ_SQL.deliveries, id);
+    const engagement = await this.db.notificationEngagement.findUnique({ where: { notificationId: id }, select: { received: true, opened: true, clicked: true, dismissed: true } });
     const now = Date.now();
     // A pending row whose moment has come is being sent: it shows once it has its outcome.
     const deliveries = rows.filter((d) => d.status !== 'pending' || n.status === 'canceled' || d.notBefore!.getTime() > now).map((d) => toDelivery(n.status, d));
     const held = n.status === 'canceled' ? 0 : deliveries.filter((d) => d.status === 'held').length;
-    return { ...toSummary(n, held), ...(n.timing ? { schedule: await this.schedule(id) } : {}), deliveries };
+    return {
+      ...toSummary(n, held),
+      ...(n.timing ? { schedule: await this.schedule(id) } : {}),
+      engagement: funnelOf(engagement ?? NO_ENGAGEMENT, n.dryRun ? 0 : n.sent),
+      deliveries,
+    };
   }
 
   /** How many of a timed notification's devices are (or were) due in each hour. */
