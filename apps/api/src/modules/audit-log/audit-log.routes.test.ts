@@ -120,6 +120,7 @@ const NOT_AUDITED: Record<string, string> = {
   'POST /push/users/attributes': 'device data written by the customer backend',
   'PATCH /push/users/{userId}/attributes': 'device data written by the customer backend',
   'POST /push/audience/count': 'a read (POST for its filter body)',
+  'POST /push/events': 'engagement reported by the customer backend about its deliveries, not a change to the project',
   'POST /push-templates/preview': 'a read (renders without storing)',
   'POST /push-config/providers/{providerConfigId}/test': 'a read (obtains an access token, stores nothing)',
   'POST /projects/{projectId}/webhooks/{webhookId}/test': 'queues a test delivery; no setting changes',
