@@ -4,7 +4,7 @@ import type { LoadedProvider } from '@herald/db';
 import type { PushProvider, TokenResult } from '@herald/providers';
 import { decide, providerDown, type Attempt, type Decision, type RetryPolicy } from './decide';
 import { GroupCommit } from './group-commit';
-import { stringifyData, toPushMessage, type RenderedNotification } from './message';
+import { collapseIdOf, stringifyData, toPushMessage, type RenderedNotification } from './message';
 import type { NotificationOutcome, OutcomeWriter } from './outcome-writer';
 import type { ProjectContext, ProjectContexts } from './project-context';
 import type { SendRateLimiter } from './rate-limiter';
@@ -291,9 +291,10 @@ export class DeliveryService {
         if (d.kind === 'failover') out.failover.push(a);
         writes.push(this.deps.outcomes.record(toOutcome(d, a, n, provider, next)));
       };
+      const collapseId = collapseIdOf(n.id);
       const messages = now.map((a) => {
         const row = device.get(a.deliveryId)!;
-        return toPushMessage(rendered(row.userId), row.deviceToken!, row.platform ?? 'android');
+        return toPushMessage(rendered(row.userId), row.deviceToken!, row.platform ?? 'android', row.id, collapseId);
       });
       const started = process.hrtime.bigint();
       // A dry run: FCM validates each message (validate_only) and delivers none.
@@ -343,7 +344,7 @@ export function toOutcome(d: Decision, a: Attempt, n: NotificationRow, provider:
       // Decided only when there is a next provider.
       return { kind: 'failover', deliveryId, providerConfigId: next!.id, error: d.error, notificationId, projectId };
     case 'retry':
-      return { kind: 'retry', deliveryId, providerConfigId: provider.id, attempts: d.attempts, delayMs: d.delayMs, error: d.error, notificationId, projectId };
+      return { kind: 'retry', deliveryId, providerConfigId: provider.id, attempts: d.attempts, delayMs: d.delayMs, error: d.error, possiblyDelivered: d.possiblyDelivered, notificationId, projectId };
     case 'fail':
       return { kind: 'fail', deliveryId, providerConfigId: provider.id, error: d.error, notificationId, projectId };
   }

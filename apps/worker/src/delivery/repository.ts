@@ -53,7 +53,8 @@ export type Outcome =
   | { kind: 'validated'; deliveryId: string; providerConfigId: string }
   | { kind: 'fail'; deliveryId: string; providerConfigId: string | null; error: string }
   | { kind: 'prune'; deliveryId: string; providerConfigId: string; deviceId: string; error: string }
-  | { kind: 'retry'; deliveryId: string; providerConfigId: string; attempts: number; delayMs: number; error: string }
+  /** `possiblyDelivered`: the attempt's fate is unknown; the row keeps the mark from then on. */
+  | { kind: 'retry'; deliveryId: string; providerConfigId: string; attempts: number; delayMs: number; error: string; possiblyDelivered?: boolean }
   | { kind: 'failover'; deliveryId: string; providerConfigId: string; error: string };
 
 export type FinalStatus = DeliveredStatus;
@@ -158,14 +159,17 @@ export class DeliveryRepository {
   /**
    * Claims the given pending rows for their job: a row is taken when nobody holds it, its claim has
    * lapsed, or the job holds it already. A row another job holds is left to it (`held`): one job
-   * sends a row at a time. A row no longer pending is answered null.
+   * sends a row at a time. A row no longer pending is answered null. A row taken over from a run whose
+   * claim lapsed (a worker that died holding it) may have been sent by that run: it is marked
+   * `possiblyDelivered`.
    */
   async claim(items: readonly { deliveryId: string; claimant: string }[]): Promise<Claimed[]> {
     const { rows } = await write<DeliveryRow & { held: boolean }>(this.pool, 'herald_claim',
       `WITH v AS (
          SELECT * FROM unnest($1::uuid[], $2::text[]) AS v("id", "claimant")
        ), taken AS (
-         UPDATE "Delivery" d SET "claimedBy" = v."claimant", "claimedUntil" = now() + ($3 * interval '1 millisecond')
+         UPDATE "Delivery" d SET "claimedBy" = v."claimant", "claimedUntil" = now() + ($3 * interval '1 millisecond'),
+           "possiblyDelivered" = d."possiblyDelivered" OR (d."claimedBy" IS NOT NULL AND d."claimedBy" <> v."claimant")
          FROM v
          WHERE d."id" = v."id" AND d."status" = 'pending'
            AND (d."claimedUntil" IS NULL OR d."claimedUntil" < now() OR d."claimedBy" = v."claimant")
@@ -231,6 +235,7 @@ export class DeliveryRepository {
       attempts: [] as (number | null)[],
       delay: [] as (number | null)[],
       device: [] as (string | null)[],
+      possibly: [] as boolean[],
     };
     for (const o of outcomes) {
       v.id.push(o.deliveryId);
@@ -241,11 +246,12 @@ export class DeliveryRepository {
       v.attempts.push(o.kind === 'retry' ? o.attempts : null);
       v.delay.push(o.kind === 'retry' ? o.delayMs : null);
       v.device.push(o.kind === 'prune' ? o.deviceId : null);
+      v.possibly.push(o.kind === 'retry' && o.possiblyDelivered === true);
     }
     const { rows } = await write<{ kind: string; id: string; projectId: string | null; status: string | null }>(this.pool, 'herald_record',
       `WITH v AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::int[], $8::uuid[])
-           AS v("id", "kind", "provider", "mid", "err", "attempts", "delay", "device")
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::int[], $8::uuid[], $9::boolean[])
+           AS v("id", "kind", "provider", "mid", "err", "attempts", "delay", "device", "possibly")
        ), written AS (
          UPDATE "Delivery" d SET
            "status" = (CASE v."kind" WHEN 'sent' THEN 'sent' WHEN 'validated' THEN 'validated' WHEN 'fail' THEN 'failed' WHEN 'prune' THEN 'failed' ELSE 'pending' END)::"DeliveryStatus",
@@ -257,6 +263,7 @@ export class DeliveryRepository {
            "nextAttemptAt" = CASE WHEN v."kind" = 'retry' THEN now() + (v."delay" * interval '1 millisecond') END,
            "claimedBy" = CASE WHEN v."kind" = 'retry' THEN NULL ELSE d."claimedBy" END,
            "claimedUntil" = CASE WHEN v."kind" = 'retry' THEN NULL ELSE d."claimedUntil" END,
+           "possiblyDelivered" = d."possiblyDelivered" OR v."possibly",
            "updatedAt" = now()
          FROM v WHERE d."id" = v."id" AND d."status" = 'pending'
          RETURNING d."id", d."notificationId", v."kind", v."device"
@@ -284,7 +291,7 @@ export class DeliveryRepository {
        SELECT 'skipped' AS "kind", v."id", NULL AS "projectId", NULL AS "status" FROM v WHERE NOT EXISTS (SELECT 1 FROM written w WHERE w."id" = v."id")
        UNION ALL
        SELECT 'finished', "id", "projectId", "status" FROM counted WHERE "status" <> 'processing'`,
-      [arrayLiteral(v.id), arrayLiteral(v.kind), arrayLiteral(v.provider), v.mid, v.err, arrayLiteral(v.attempts), arrayLiteral(v.delay), arrayLiteral(v.device)],
+      [arrayLiteral(v.id), arrayLiteral(v.kind), arrayLiteral(v.provider), v.mid, v.err, arrayLiteral(v.attempts), arrayLiteral(v.delay), arrayLiteral(v.device), arrayLiteral(v.possibly.map((b) => (b ? 't' : 'f')))],
     );
     const skipped = new Set<string>();
     const finished: Finished[] = [];

@@ -77,6 +77,9 @@ export async function precheck(state: ProjectSnapshot, input: SendInput): Promis
   checkSize(template, input, [...renders.values()]);
 }
 
+/** Stand-ins of a delivery id (a UUID) and a collapse id (32 hex digits), for the size only. */
+const SIZE_OF_IDS = { deliveryId: '0'.repeat(36), collapseId: '0'.repeat(32) };
+
 /**
  * FCM refuses a message over 4 KB: better a 400 now, with the size, than a failure per device. The
  * message is built as the worker will build it (every platform block at once, the largest case).
@@ -86,7 +89,8 @@ function checkSize(template: TemplateRow, input: SendInput, renders: { rendered:
   const data = stringifyData(template.data as Record<string, unknown> | null, input.data);
   const problems: ErrorDetail[] = [];
   for (const { rendered, at } of renders) {
-    const bytes = fcmPayloadBytes(toFcmMessage({ token: '', title: rendered.title, body: rendered.body, imageUrl: input.imageUrl, data, options, dataOnly: input.dataOnly }));
+    // With the delivery id and the collapse id every copy carries (of their fixed lengths).
+    const bytes = fcmPayloadBytes(toFcmMessage({ token: '', title: rendered.title, body: rendered.body, imageUrl: input.imageUrl, data, options, dataOnly: input.dataOnly, ...SIZE_OF_IDS }));
     if (bytes > FCM_MAX_PAYLOAD_BYTES) problems.push({ path: at === undefined ? 'message' : `recipients.${at}`, message: `${bytes} bytes` });
   }
   if (problems.length) {

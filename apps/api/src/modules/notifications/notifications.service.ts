@@ -110,7 +110,7 @@ export class NotificationService {
         deliveries: {
           where: { status: { not: 'pending' } },
           orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-          select: { userId: true, deviceId: true, platform: true, status: true, providerConfigId: true, providerMessageId: true, error: true },
+          select: { userId: true, deviceId: true, platform: true, status: true, providerConfigId: true, providerMessageId: true, error: true, possiblyDelivered: true },
         },
       },
     });
