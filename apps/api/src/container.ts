@@ -31,6 +31,8 @@ export interface ApiContainer {
   projectCache: ProjectCache;
   authenticator: Authenticator;
   gate: ProjectGate;
+  /** `draining`: SIGTERM came; /ready answers 503 while the requests already accepted finish. */
+  lifecycle: { draining: boolean };
   close(): Promise<void>;
 }
 
@@ -65,6 +67,7 @@ export function createContainer(config: ApiConfig, overrides: ContainerOverrides
     projectCache,
     authenticator: new Authenticator(db, config.jwt.secret, projectCache),
     gate: new ProjectGate(db),
+    lifecycle: { draining: false },
     async close() {
       mailer.close();
       await queue.close().catch(() => undefined);

@@ -139,3 +139,13 @@ it('the built API, worker and migration exit with the missing variable named, in
     }
   }
 });
+
+describe('shutdown settings', () => {
+  it('API: readiness fails for 1 s, then 25 s for accepted requests; the worker has 30 s; each settable', () => {
+    expect(loadApiConfig(prod).shutdown).toEqual({ readinessDelayMs: 1000, graceMs: 25_000 });
+    expect(loadApiConfig({ ...prod, SHUTDOWN_READINESS_DELAY_MS: '5000', SHUTDOWN_GRACE_MS: '10000' }).shutdown).toEqual({ readinessDelayMs: 5000, graceMs: 10_000 });
+    expect(loadWorkerConfig(prod).shutdownGraceMs).toBe(30_000);
+    expect(loadWorkerConfig({ ...prod, SHUTDOWN_GRACE_MS: '2000' }).shutdownGraceMs).toBe(2000);
+    expect(() => loadWorkerConfig({ ...prod, SHUTDOWN_GRACE_MS: '10' })).toThrow(/SHUTDOWN_GRACE_MS/);
+  });
+});

@@ -67,6 +67,13 @@ export interface DeliveryWork {
   claimant: string;
 }
 
+/** The rows a run holds (their claims renewed), and how many of them it handed back. */
+interface Holding {
+  claimant: string;
+  ids: string[];
+  handedBack: number;
+}
+
 /** The rendered notification of each user's messages: personalised bulk renders once per distinct variable set. */
 type Renderings = (userId: string) => RenderedNotification;
 
@@ -79,6 +86,17 @@ export class RowsHeldElsewhere extends Error {
   override name = 'RowsHeldElsewhere';
   constructor(count: number) {
     super(`${count} pending deliveries are held by another job run; trying again later`);
+  }
+}
+
+/**
+ * The worker is shutting down and this job had rows it had not sent: their claims were released and
+ * the job runs again (BullMQ's backoff) on a worker that is not stopping. Nothing sent is sent again.
+ */
+export class HandedBack extends Error {
+  override name = 'HandedBack';
+  constructor(count: number) {
+    super(`${count} pending deliveries handed back: the worker is shutting down`);
   }
 }
 
@@ -102,8 +120,10 @@ export class DeliveryService {
   /** Their recipients. */
   private readonly recipients: Slots;
   /** The rows that runs under way hold, whose claims are renewed. */
-  private readonly held = new Set<{ claimant: string; ids: string[] }>();
+  private readonly held = new Set<Holding>();
   private renewer?: NodeJS.Timeout;
+  /** Shutting down: no new batch is sent; what is left is handed back (`handBack`). */
+  private handingBack = false;
 
   constructor(private readonly deps: DeliveryDeps) {
     const { repository } = deps;
@@ -148,6 +168,15 @@ export class DeliveryService {
     this.renewer = undefined;
   }
 
+  /**
+   * For a shutdown: the jobs under way send no further batch. The answers of the batches in flight are
+   * awaited and written; the rows not sent are released (no claim, so not marked `possiblyDelivered`)
+   * and their jobs fail with `HandedBack`, to run again elsewhere.
+   */
+  handBack(): void {
+    this.handingBack = true;
+  }
+
   async deliver(work: DeliveryWork): Promise<void> {
     const leave = await this.notifications.acquire(1);
     try {
@@ -179,13 +208,14 @@ export class DeliveryService {
       // 2. Plan (or claim the rows of a retry), and meanwhile 3. the context: template, push config,
       // providers (cached per project).
       const [{ rows, held }, context] = await Promise.all([this.rows(n, work), this.deps.contexts.get(n.projectId, n.templateId)]);
-      const holding = { claimant: work.claimant, ids: rows.map((r) => r.id) };
+      const holding = { claimant: work.claimant, ids: rows.map((r) => r.id), handedBack: 0 };
       this.held.add(holding);
       try {
-        if (rows.length) await this.sendAll(n, rows, context, log);
+        if (rows.length) await this.sendAll(n, rows, context, log, holding);
       } finally {
         this.held.delete(holding);
       }
+      if (holding.handedBack) throw new HandedBack(holding.handedBack);
       if (held) throw new RowsHeldElsewhere(held);
     } finally {
       release();
@@ -193,7 +223,7 @@ export class DeliveryService {
   }
 
   /** Steps 4 and 5 for the rows this job holds. */
-  private async sendAll(n: NotificationRow, rows: DeliveryRow[], context: ProjectContext, log: () => Logger) {
+  private async sendAll(n: NotificationRow, rows: DeliveryRow[], context: ProjectContext, log: () => Logger, holding: Holding) {
     if ('error' in context) return this.failAll(n, rows, context.error);
     // 4. Render once per notification (personalised bulk: once per distinct variable set).
     let rendered: Renderings;
@@ -206,7 +236,7 @@ export class DeliveryService {
       return this.failAll(n, rows, error);
     }
     // 5. Send, provider by provider, recording each answer as it comes in.
-    await this.send(n, context.providers, rendered, rows, log);
+    await this.send(n, context.providers, rendered, rows, log, holding);
   }
 
   /** The rows this job sends, claimed for it, and how many of its rows another run holds. */
@@ -225,7 +255,7 @@ export class DeliveryService {
     return { rows: [...planned, ...earlier.rows], held: earlier.held };
   }
 
-  private async send(n: NotificationRow, providers: LoadedProvider[], rendered: Renderings, rows: DeliveryRow[], log: () => Logger) {
+  private async send(n: NotificationRow, providers: LoadedProvider[], rendered: Renderings, rows: DeliveryRow[], log: () => Logger, holding: Holding) {
     const gone = rows.filter((r) => !r.deviceToken);
     const writes: Promise<void>[] = gone.map((r) => this.record(n, { kind: 'fail', deliveryId: r.id, providerConfigId: r.providerConfigId, error: 'The device was unregistered before delivery' }));
 
@@ -245,6 +275,12 @@ export class DeliveryService {
       const next = providers[i + 1];
       let down = false;
       for (const batch of chunk(stages[i], this.deps.batchSize)) {
+        if (this.handingBack) {
+          // Shutting down: released unsent, for the job's next run elsewhere.
+          await this.deps.repository.release(holding.claimant, batch.map((a) => a.deliveryId));
+          holding.handedBack += batch.length;
+          continue;
+        }
         if (down) {
           // Credentials rejected earlier in this job: do not knock again, go straight to the next provider
           // (written before that provider's answers, which would otherwise share a write with it).

@@ -186,6 +186,15 @@ export class DeliveryRepository {
     return items.map((i) => byId.get(i.deliveryId) ?? null);
   }
 
+  /** A shutting-down run's unsent rows: its claims dropped, so that the job's next run takes them at once. */
+  async release(claimant: string, ids: readonly string[]): Promise<void> {
+    if (!ids.length) return;
+    await query(this.pool, 'herald_release',
+      `UPDATE "Delivery" SET "claimedBy" = NULL, "claimedUntil" = NULL WHERE "id" = ANY($1::uuid[]) AND "claimedBy" = $2 AND "status" = 'pending'`,
+      [arrayLiteral(ids), claimant],
+    );
+  }
+
   /**
    * For a deliver job run again (a worker died, a lock stalled): the notification's pending rows that
    * are due, to be claimed. Rows with a retry scheduled are left to their retry job.
