@@ -44,10 +44,10 @@ export interface ContainerOverrides {
 export function createContainer(config: ApiConfig, overrides: ContainerOverrides = {}): ApiContainer {
   const logger = overrides.logger ?? createLogger(config.logLevel, undefined, { keepLinkTokens: config.mail.logLinks });
   const db = createDb(config.databaseUrl);
-  const redis = createRedis(config.redisUrl, 'herald-api', { autoPipelining: true });
+  const redis = createRedis(config, 'herald-api', { autoPipelining: true });
   redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection error'));
   // Its own connection, failing fast like `redis`: a send while Redis is away answers 503.
-  const queueConnection = createRedis(config.redisUrl, 'herald-api-queue');
+  const queueConnection = createRedis(config, 'herald-api-queue');
   queueConnection.on('error', () => undefined); // reported through `redis` above
   const queue = new Queue(NOTIFICATIONS_QUEUE, { connection: queueConnection, prefix: config.queuePrefix });
   queue.on('error', (err) => logger.warn({ err: { message: err.message } }, 'queue connection error'));

@@ -149,3 +149,14 @@ describe('shutdown settings', () => {
     expect(() => loadWorkerConfig({ ...prod, SHUTDOWN_GRACE_MS: '10' })).toThrow(/SHUTDOWN_GRACE_MS/);
   });
 });
+
+describe('REDIS_CLUSTER_NODES', () => {
+  it('a cluster instead of REDIS_URL: its nodes parsed, the prefix made a hash tag (BullMQ on a cluster)', () => {
+    const c = loadWorkerConfig({ ...prod, REDIS_URL: undefined, REDIS_CLUSTER_NODES: 'r1:7000, r2:7001,[::1]:7002' });
+    expect(c.redisClusterNodes).toEqual([{ host: 'r1', port: 7000 }, { host: 'r2', port: 7001 }, { host: '::1', port: 7002 }]);
+    expect(c.queuePrefix).toBe('{herald}');
+    expect(loadApiConfig({ ...prod, REDIS_CLUSTER_NODES: 'r1:7000', QUEUE_PREFIX: '{mine}-x' }).queuePrefix).toBe('{mine}-x');
+    expect(loadApiConfig(prod).queuePrefix).toBe('herald');
+    expect(() => loadApiConfig({ ...prod, REDIS_CLUSTER_NODES: 'r1' })).toThrow(/REDIS_CLUSTER_NODES must be host:port pairs/);
+  });
+});
