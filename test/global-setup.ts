@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { ensureDatabase, migrate } from '../packages/db/src/migrate';
+import { startRedisCluster, type PrivateRedisCluster } from './redis-cluster';
+
+/** The cluster of a `HERALD_TEST_REDIS=cluster` run, for the teardown (same process). */
+export const shared: { cluster?: PrivateRedisCluster } = {};
 
 /**
  * Every test run gets its own database and its own Redis key prefix, so runs (and developers on one
@@ -17,4 +21,10 @@ export default async function globalSetup() {
   process.env.REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   process.env.QUEUE_PREFIX = `herald-test-${runId}`;
   process.env.HERALD_TEST_RUN_ID = runId;
+  // `pnpm test:cluster`: every API and worker of the run (in-process or spawned: testEnv passes the
+  // environment on) uses a private 3+3 Redis Cluster instead of REDIS_URL.
+  if (process.env.HERALD_TEST_REDIS === 'cluster') {
+    shared.cluster = await startRedisCluster();
+    process.env.REDIS_CLUSTER_NODES = shared.cluster.nodes;
+  }
 }

@@ -31,6 +31,8 @@ export interface ApiContainer {
   projectCache: ProjectCache;
   authenticator: Authenticator;
   gate: ProjectGate;
+  /** `draining`: SIGTERM came; /ready answers 503 while the requests already accepted finish. */
+  lifecycle: { draining: boolean };
   close(): Promise<void>;
 }
 
@@ -42,10 +44,10 @@ export interface ContainerOverrides {
 export function createContainer(config: ApiConfig, overrides: ContainerOverrides = {}): ApiContainer {
   const logger = overrides.logger ?? createLogger(config.logLevel, undefined, { keepLinkTokens: config.mail.logLinks });
   const db = createDb(config.databaseUrl);
-  const redis = createRedis(config.redisUrl, 'herald-api', { autoPipelining: true });
+  const redis = createRedis(config, 'herald-api', { autoPipelining: true });
   redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection error'));
   // Its own connection, failing fast like `redis`: a send while Redis is away answers 503.
-  const queueConnection = createRedis(config.redisUrl, 'herald-api-queue');
+  const queueConnection = createRedis(config, 'herald-api-queue');
   queueConnection.on('error', () => undefined); // reported through `redis` above
   const queue = new Queue(NOTIFICATIONS_QUEUE, { connection: queueConnection, prefix: config.queuePrefix });
   queue.on('error', (err) => logger.warn({ err: { message: err.message } }, 'queue connection error'));
@@ -65,6 +67,7 @@ export function createContainer(config: ApiConfig, overrides: ContainerOverrides
     projectCache,
     authenticator: new Authenticator(db, config.jwt.secret, projectCache, { redis, prefix: config.queuePrefix }),
     gate: new ProjectGate(db),
+    lifecycle: { draining: false },
     async close() {
       mailer.close();
       await queue.close().catch(() => undefined);

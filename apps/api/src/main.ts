@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadApiConfig, loadOrExit } from '@herald/config';
 import { createApiServer } from './app';
@@ -22,18 +23,31 @@ async function main() {
 
   const server = createApiServer(c).listen(config.port, () => c.logger.info({ port: (server.address() as AddressInfo).port }, 'Herald API listening'));
 
-  let stopping = false;
+  // While draining, every response closes its connection: a client's next request opens a new one,
+  // which a load balancer sends to another instance.
+  server.prependListener('request', (_req, res: ServerResponse) => {
+    if (c.lifecycle.draining) res.setHeader('Connection', 'close');
+  });
+  const { readinessDelayMs, graceMs } = config.shutdown;
   const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    c.logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    const force = setTimeout(() => process.exit(1), 25_000).unref();
-    server.close(async () => {
-      await c.close().catch(() => undefined);
-      clearTimeout(force);
-      process.exit(0);
-    });
-    server.closeIdleConnections();
+    if (c.lifecycle.draining) return;
+    // 1. Readiness fails (requests are still served), 2. the listener closes and the accepted requests
+    // finish, 3. connections close and the process exits 0 — or 1 if requests outlive the grace period.
+    c.lifecycle.draining = true;
+    c.logger.info({ signal, readinessDelayMs, graceMs }, 'shutting down: readiness fails, then in-flight requests finish');
+    const force = setTimeout(() => {
+      c.logger.error('requests still running at the end of the shutdown grace period; exiting');
+      process.exit(1);
+    }, readinessDelayMs + graceMs).unref();
+    setTimeout(() => {
+      c.logger.info('shutting down: no longer accepting connections; finishing in-flight requests');
+      server.close(async () => {
+        await c.close().catch(() => undefined);
+        clearTimeout(force);
+        process.exit(0);
+      });
+      server.closeIdleConnections();
+    }, readinessDelayMs).unref();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

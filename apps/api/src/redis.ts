@@ -1,4 +1,5 @@
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
+import { createRedisConnection, type RedisTarget } from '@herald/project-state';
 
 /**
  * A Redis connection for request paths: commands fail at once while Redis is unreachable (no
@@ -6,8 +7,8 @@ import Redis from 'ioredis';
  * `autoPipelining`, the commands of concurrent requests issued in one event-loop turn leave in one
  * write (the request path's version reads and rate-limit counters).
  */
-export function createRedis(url: string, name: string, { autoPipelining = false } = {}): Redis {
-  return new Redis(url, {
+export function createRedis(target: RedisTarget, name: string, { autoPipelining = false } = {}): Redis {
+  return createRedisConnection(target, {
     connectionName: name,
     enableAutoPipelining: autoPipelining,
     enableOfflineQueue: false,

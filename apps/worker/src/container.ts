@@ -1,11 +1,11 @@
 import { Queue } from 'bullmq';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import pino, { type Logger } from 'pino';
 import type { WorkerConfig } from '@herald/config';
 import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE, createTemplateCompiler, heldDeliverJobFor, retryJobFor } from '@herald/core';
 import { closeDb, createDb, loadProviderCredentials, sqlPool, WebhookEvents, type Db } from '@herald/db';
 import { createMailer, type Mailer } from '@herald/mail';
-import { ProjectReads } from '@herald/project-state';
+import { createRedisConnection, ProjectReads } from '@herald/project-state';
 import { ProviderPool } from '@herald/providers';
 import { DeliveryService, observers, type DeliveryObserver } from './delivery/delivery.service';
 import { OutcomeWriter } from './delivery/outcome-writer';
@@ -82,7 +82,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
   const db = createDb(config.databaseUrl, { poolSize: DELIVERY_POOL_SIZE + Math.min(config.webhooks.concurrency, 8), connectTimeoutMs: 15_000, ...WORKER_PLANNER });
   // A claim lasts as long as a job's lock: a dead run's rows are free when its job is taken over.
   const repository = new DeliveryRepository(sqlPool(db), config.lockDurationMs);
-  const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null, connectionName: 'herald-worker' });
+  const connection = createRedisConnection(config, { maxRetriesPerRequest: null, connectionName: 'herald-worker' });
   connection.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection error'));
   const queue = new Queue(NOTIFICATIONS_QUEUE, { connection, prefix: config.queuePrefix });
   const webhookQueue = new Queue(WEBHOOKS_QUEUE, { connection, prefix: config.queuePrefix });

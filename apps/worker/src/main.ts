@@ -62,10 +62,21 @@ async function main() {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    c.logger.info({ signal }, 'shutting down: finishing in-flight jobs');
-    const force = setTimeout(() => process.exit(1), 30_000).unref();
+    // No new job is taken; the jobs under way finish, or at two thirds of the grace period hand back
+    // what they have not sent (their answers in flight are awaited and written) to run elsewhere.
+    const graceMs = config.shutdownGraceMs;
+    c.logger.info({ signal, graceMs }, 'shutting down: finishing in-flight jobs');
+    const force = setTimeout(() => {
+      c.logger.error('jobs still running at the end of the shutdown grace period; exiting (their claims lapse, and another worker takes them over)');
+      process.exit(1);
+    }, graceMs).unref();
+    const handBack = setTimeout(() => {
+      c.logger.info('shutting down: handing back what the running jobs have not sent');
+      c.delivery.handBack();
+    }, Math.floor((graceMs * 2) / 3)).unref();
     metricsServer?.close();
     await Promise.all([worker.close(), webhookWorker.close()]);
+    clearTimeout(handBack);
     await c.outcomeEvents.drain();
     await c.close().catch(() => undefined);
     clearTimeout(force);

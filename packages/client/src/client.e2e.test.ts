@@ -42,7 +42,7 @@ it('registers a device, sends, and polls the notification until it is completed'
   const notification = await waitForNotification(herald, notificationId, { intervalMs: 100, timeoutMs: 30_000 });
   expect(notification).toMatchObject({ id: notificationId, status: 'completed', stats: { recipients: 1, devices: 1, sent: 1, failed: 0, invalidTokensRemoved: 0 } });
   expect(notification.deliveries).toEqual([
-    { userId, deviceId: registered.data!.id, platform: 'ios', status: 'sent', providerConfigId: t.providers[0].id, providerMessageId: expect.any(String), error: null },
+    { userId, deviceId: registered.data!.id, platform: 'ios', status: 'sent', providerConfigId: t.providers[0].id, providerMessageId: expect.any(String), error: null, possiblyDelivered: false },
   ]);
   const received = p.emulator.received({ token: deviceToken });
   expect(received).toHaveLength(1);

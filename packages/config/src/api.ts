@@ -60,6 +60,13 @@ const apiSchema = z.object({
   /** How long a client may take to send a request's headers, and the whole request (Node's headersTimeout / requestTimeout). */
   HTTP_HEADERS_TIMEOUT_MS: intFrom(20_000, 1000),
   HTTP_REQUEST_TIMEOUT_MS: intFrom(30_000, 1000),
+  /**
+   * On SIGTERM: how long /ready answers 503 while requests are still served, so that load balancers
+   * stop routing here before the listener closes (at least a readiness probe's period on Kubernetes).
+   */
+  SHUTDOWN_READINESS_DELAY_MS: intFrom(1000, 0),
+  /** On SIGTERM: how long requests already accepted may take to finish before the process exits anyway (exit 1). */
+  SHUTDOWN_GRACE_MS: intFrom(25_000, 1000),
   TRUST_PROXY: optionalString,
   CORS_ORIGINS: optionalString,
 });
@@ -100,6 +107,8 @@ export interface ApiConfig extends CommonConfig {
   scheduledPerProject: number;
   projectsPerAccount: number;
   http: { headersTimeoutMs: number; requestTimeoutMs: number };
+  /** SIGTERM: /ready fails for `readinessDelayMs` first; accepted requests get `graceMs` to finish. */
+  shutdown: { readinessDelayMs: number; graceMs: number };
   trustProxy?: boolean | number | string;
   corsOrigins: string[];
 }
@@ -160,6 +169,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     scheduledPerProject: e.SCHEDULED_PER_PROJECT,
     projectsPerAccount: e.PROJECTS_PER_ACCOUNT,
     http: { headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS },
+    shutdown: { readinessDelayMs: e.SHUTDOWN_READINESS_DELAY_MS, graceMs: e.SHUTDOWN_GRACE_MS },
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     corsOrigins: (e.CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
   };

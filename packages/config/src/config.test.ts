@@ -143,3 +143,24 @@ it('the built API, worker and migration exit with the missing variable named, in
     }
   }
 });
+
+describe('shutdown settings', () => {
+  it('API: readiness fails for 1 s, then 25 s for accepted requests; the worker has 30 s; each settable', () => {
+    expect(loadApiConfig(prod).shutdown).toEqual({ readinessDelayMs: 1000, graceMs: 25_000 });
+    expect(loadApiConfig({ ...prod, SHUTDOWN_READINESS_DELAY_MS: '5000', SHUTDOWN_GRACE_MS: '10000' }).shutdown).toEqual({ readinessDelayMs: 5000, graceMs: 10_000 });
+    expect(loadWorkerConfig(prod).shutdownGraceMs).toBe(30_000);
+    expect(loadWorkerConfig({ ...prod, SHUTDOWN_GRACE_MS: '2000' }).shutdownGraceMs).toBe(2000);
+    expect(() => loadWorkerConfig({ ...prod, SHUTDOWN_GRACE_MS: '10' })).toThrow(/SHUTDOWN_GRACE_MS/);
+  });
+});
+
+describe('REDIS_CLUSTER_NODES', () => {
+  it('a cluster instead of REDIS_URL: its nodes parsed, the prefix made a hash tag (BullMQ on a cluster)', () => {
+    const c = loadWorkerConfig({ ...prod, REDIS_URL: undefined, REDIS_CLUSTER_NODES: 'r1:7000, r2:7001,[::1]:7002' });
+    expect(c.redisClusterNodes).toEqual([{ host: 'r1', port: 7000 }, { host: 'r2', port: 7001 }, { host: '::1', port: 7002 }]);
+    expect(c.queuePrefix).toBe('{herald}');
+    expect(loadApiConfig({ ...prod, REDIS_CLUSTER_NODES: 'r1:7000', QUEUE_PREFIX: '{mine}-x' }).queuePrefix).toBe('{mine}-x');
+    expect(loadApiConfig(prod).queuePrefix).toBe('herald');
+    expect(() => loadApiConfig({ ...prod, REDIS_CLUSTER_NODES: 'r1' })).toThrow(/REDIS_CLUSTER_NODES must be host:port pairs/);
+  });
+});

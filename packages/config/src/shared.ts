@@ -28,6 +28,11 @@ export const common = {
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   DATABASE_URL: optionalString,
   REDIS_URL: optionalString,
+  /**
+   * A Redis Cluster instead of one Redis: `host:port,host:port,…` (some of its nodes; the rest are
+   * discovered). REDIS_URL is then unused.
+   */
+  REDIS_CLUSTER_NODES: optionalString,
   QUEUE_PREFIX: z.string().min(1).default('herald'),
   CREDENTIALS_ENCRYPTION_KEY: optionalString,
   /** Old keys still accepted for decryption during a rotation: comma-separated base64 keys. */
@@ -54,6 +59,13 @@ export interface CommonConfig {
   env: 'development' | 'production' | 'test';
   databaseUrl: string;
   redisUrl: string;
+  /** A Redis Cluster's seed nodes (REDIS_CLUSTER_NODES); unset: one Redis at `redisUrl`. */
+  redisClusterNodes?: { host: string; port: number }[];
+  /**
+   * The prefix of every Redis key (BullMQ's queues, rate limits, caches, revocation). On a cluster it is
+   * a hash tag, `{herald}`, as BullMQ requires: every key is in one slot, so that no script or
+   * transaction spans slots.
+   */
   queuePrefix: string;
   encryption: EncryptionKeys;
   fcmEmulatorHost?: string;
@@ -104,7 +116,8 @@ export function loadCommon(e: z.infer<z.ZodObject<typeof common>>): CommonConfig
   const production = e.NODE_ENV === 'production';
   const warnings: string[] = [];
   const databaseUrl = requiredAlways('DATABASE_URL', e.DATABASE_URL);
-  const redisUrl = requiredAlways('REDIS_URL', e.REDIS_URL);
+  const redisClusterNodes = e.REDIS_CLUSTER_NODES === undefined ? undefined : parseClusterNodes(e.REDIS_CLUSTER_NODES);
+  const redisUrl = redisClusterNodes ? (e.REDIS_URL ?? `redis://${redisClusterNodes[0].host}:${redisClusterNodes[0].port}`) : requiredAlways('REDIS_URL', e.REDIS_URL);
   // The API encrypts and the worker decrypts, so the development key must be the same in both
   // processes: a fixed, publicly known value, never acceptable in production.
   const current = decodeKey(
@@ -128,7 +141,8 @@ export function loadCommon(e: z.infer<z.ZodObject<typeof common>>): CommonConfig
     env: e.NODE_ENV,
     databaseUrl,
     redisUrl,
-    queuePrefix: e.QUEUE_PREFIX,
+    redisClusterNodes,
+    queuePrefix: redisClusterNodes && !/\{[^}]+\}/.test(e.QUEUE_PREFIX) ? `{${e.QUEUE_PREFIX}}` : e.QUEUE_PREFIX,
     encryption: { keys, currentKeyId: keyId(current) },
     fcmEmulatorHost: e.FCM_EMULATOR_HOST,
     logLevel: e.LOG_LEVEL,
@@ -161,4 +175,15 @@ export function loadOrExit<T>(load: () => T): T {
     console.error(err.message);
     process.exit(1);
   }
+}
+
+/** `host:port,host:port`: a Redis Cluster's seed nodes. */
+function parseClusterNodes(value: string): { host: string; port: number }[] {
+  const nodes = value.split(',').map((s) => s.trim()).filter(Boolean).map((node) => {
+    const m = /^(.+):(\d{1,5})$/.exec(node);
+    if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) throw new ConfigError(`REDIS_CLUSTER_NODES must be host:port pairs separated by commas (got "${node}")`);
+    return { host: m[1].replace(/^\[(.*)\]$/, '$1'), port: Number(m[2]) };
+  });
+  if (!nodes.length) throw new ConfigError('REDIS_CLUSTER_NODES must name at least one host:port');
+  return nodes;
 }

@@ -23,6 +23,12 @@ const workerSchema = z.object({
   WORKER_WARM_UP_MESSAGES: intFrom(2_000, 0),
   /** How long a job lock lives without renewal: a killed worker's job is taken over after this. */
   WORKER_LOCK_DURATION_MS: intFrom(30_000, 1000),
+  /**
+   * On SIGTERM: the worker takes no more jobs, and the jobs under way have this long to finish; at two
+   * thirds of it, those still running hand back what they have not sent (their answers in flight are
+   * awaited and written) and run again on another worker. Exit 1 if anything is left at its end.
+   */
+  SHUTDOWN_GRACE_MS: intFrom(30_000, 1000),
   /** How often queued notifications whose job was lost are looked for. */
   SWEEP_INTERVAL_MS: intFrom(30_000, 100),
   /**
@@ -66,6 +72,8 @@ export interface WorkerConfig extends CommonConfig {
   /** Messages of the idle warm-up at start (0: none). */
   warmUpMessages: number;
   lockDurationMs: number;
+  /** SIGTERM: how long the jobs under way may take (they hand back what is left at two thirds of it). */
+  shutdownGraceMs: number;
   sweepIntervalMs: number;
   /** Days final notifications and webhook events are kept (0: forever). */
   retentionDays: number;
@@ -94,6 +102,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     batchSize: e.DELIVERY_BATCH_SIZE,
     warmUpMessages: e.WORKER_WARM_UP_MESSAGES,
     lockDurationMs: e.WORKER_LOCK_DURATION_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
     retentionDays: e.RETENTION_DAYS,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,

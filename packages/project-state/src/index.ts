@@ -7,3 +7,4 @@ export * from './snapshots';
 export * from './memo';
 export * from './reads';
 export * from './versions';
+export * from './redis-connection';

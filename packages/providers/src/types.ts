@@ -12,7 +12,21 @@ export interface PushMessage {
   options?: PushOptions;
   /** No notification for the system to show: title and body travel in `data`, for the app to handle. */
   dataOnly?: boolean;
+  /**
+   * The delivery this message is (one device's copy of a notification): sent in `data` under
+   * `herald_delivery_id`, the same on every attempt, so that an app can drop a repeat.
+   */
+  deliveryId?: string;
+  /**
+   * Names the notification on the device (≤ 32 base64url characters): the default Android
+   * `notification.tag`, `apns-collapse-id` and Web Push `Topic`, so that a repeat replaces the shown
+   * notification instead of stacking. A send's own `android.tag` / `collapseKey` win.
+   */
+  collapseId?: string;
 }
+
+/** The `data` key carrying a message's delivery id (apps drop repeats by it; engagement events name it). */
+export const DELIVERY_ID_DATA_KEY = 'herald_delivery_id';
 
 export interface SendOptions {
   /** A dry run: the provider validates each message (FCM's `validate_only`) and delivers nothing. */
@@ -29,8 +43,12 @@ export type TokenResult =
   | { status: 'invalid_token'; error: string }
   /** The token belongs to another sender (Firebase project): try the next provider. */
   | { status: 'sender_mismatch'; error: string }
-  /** Transient (429, 500, 503, timeouts, connection loss): retry later, not before `retryAfterMs`. */
-  | { status: 'retryable'; error: string; retryAfterMs?: number }
+  /**
+   * Transient (429, 500, 503, timeouts, connection loss): retry later, not before `retryAfterMs`.
+   * `ambiguous`: the request reached FCM and its fate is unknown (a timeout, a 5xx, a connection lost
+   * mid-request): the device may have been shown it.
+   */
+  | { status: 'retryable'; error: string; retryAfterMs?: number; ambiguous?: boolean }
   /** The provider rejected Herald's credentials: fail over to the next provider. */
   | { status: 'auth_failed'; error: string }
   /** Anything else: a permanent failure of this message. */

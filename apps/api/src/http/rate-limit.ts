@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit, type Options as RateLimitOptions } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
@@ -24,6 +25,26 @@ class RecoveringRedisStore extends RedisStore {
     this.incrementScriptSha = loaded.catch(() => this.loadIncrementScript());
     return super.increment(key);
   }
+}
+
+/**
+ * rate-limit-redis's commands, with its scripts kept here: a script is loaded on one node, but on a
+ * Redis Cluster its EVALSHA goes to the node of its key — and after a failover to a promoted replica
+ * that never loaded it. A NOSCRIPT answer is met by EVAL of the same script (which caches it there).
+ */
+function scriptAwareCommands(redis: Redis) {
+  const scripts = new Map<string, string>();
+  return async (...args: string[]): Promise<RedisReply> => {
+    const [command, ...rest] = args;
+    if (command.toUpperCase() === 'SCRIPT' && rest[0]?.toUpperCase() === 'LOAD') scripts.set(createHash('sha1').update(rest[1]).digest('hex'), rest[1]);
+    try {
+      return (await redis.call(command, ...rest)) as RedisReply;
+    } catch (err) {
+      const script = command.toUpperCase() === 'EVALSHA' ? scripts.get(rest[0]) : undefined;
+      if (!script || !(err as Error).message.startsWith('NOSCRIPT')) throw err;
+      return (await redis.call('EVAL', script, ...rest.slice(1))) as RedisReply;
+    }
+  };
 }
 
 /** One limit: requests counted per subject (a credential, an address, a project…) in fixed windows. */
@@ -70,7 +91,7 @@ export class RateLimit implements Limit {
       keyGenerator: (req) => this.subjects.get(req) ?? '',
       store: new RecoveringRedisStore({
         prefix: `${prefix}:rl:${name}:`,
-        sendCommand: (...args: string[]) => redis.call(args[0], ...args.slice(1)) as Promise<RedisReply>,
+        sendCommand: scriptAwareCommands(redis),
       }),
       handler: (_req, res, next) => {
         next(new AppError(429, 'Too many requests, please try again later', undefined, { 'Retry-After': String(res.getHeader('Retry-After') ?? Math.ceil(windowMs / 1000)) }));

@@ -146,7 +146,7 @@ describe('ProjectCache: what one request reads', () => {
   }
 
   it('one version read per request and project; concurrent loads of one entry share one load', async () => {
-    const client = createRedis(redis.url, 'loads');
+    const client = createRedis({ redisUrl: redis.url }, 'loads');
     client.on('error', () => undefined);
     const { calls, loaders } = countingLoaders();
     const cache = new ProjectCache(client, 'test-loads', logger, loaders);

@@ -13,12 +13,14 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => p.close());
 
-/** A project whose users have devices the emulator answers `slowMs` after each send. */
-async function slowDevices(slowMs: number, users: number, perUser: number) {
+/** A project whose users have devices the emulator answers `slowMs` after each send (platforms taken in turn). */
+async function slowDevices(slowMs: number, users: number, perUser: number, platforms = ['android']) {
   const t = await p.project();
   const prefix = unique(`slow${slowMs}`);
-  const devices = Array.from({ length: users }, (_, u) => Array.from({ length: perUser }, (_, d) => ({ userId: `${prefix}-u${u}`, deviceToken: `slow${slowMs}-${prefix}-${u}-${d}` }))).flat();
-  await p.h.db.device.createMany({ data: devices.map((d) => ({ projectId: t.project.id, provider: 'fcm', platform: 'android', ...d })) });
+  const devices = Array.from({ length: users }, (_, u) =>
+    Array.from({ length: perUser }, (_, d) => ({ userId: `${prefix}-u${u}`, deviceToken: `slow${slowMs}-${prefix}-${u}-${d}`, platform: platforms[(u * perUser + d) % platforms.length] })),
+  ).flat();
+  await p.h.db.device.createMany({ data: devices.map((d) => ({ projectId: t.project.id, provider: 'fcm', ...d })) });
   const sendToAll = async () => {
     const res = await p.h.post('/push/send-bulk', { apiKey: t.apiKey.key, body: { userIds: [...new Set(devices.map((d) => d.userId))], templateId: t.templateId, variables: { name: 'x', count: 1 } } });
     expect(res.status).toBe(202);
@@ -28,14 +30,15 @@ async function slowDevices(slowMs: number, users: number, perUser: number) {
 }
 
 it('a worker killed mid-bulk and restarted leaves every device delivered exactly once', async () => {
-  const { t, devices, sendToAll } = await slowDevices(20, 500, 2);
+  const { t, devices, sendToAll } = await slowDevices(20, 500, 2, ['android', 'ios', 'web']);
   const first = await p.startWorker();
   const notificationId = await sendToAll();
 
   // Kill it once some, but not all, devices were delivered.
   await waitUntil(() => p.emulator.received().length >= 150, 20_000, () => `150 messages (${p.emulator.received().length} so far)\n${first.output.join('')}`, 10);
   await first.stop('SIGKILL');
-  const atKill = await p.h.db.delivery.count({ where: { notificationId, status: 'sent' } });
+  const sentAtKill = (await p.h.db.delivery.findMany({ where: { notificationId, status: 'sent' }, select: { id: true } })).map((d) => d.id);
+  const atKill = sentAtKill.length;
   expect(atKill).toBeLessThan(1000);
 
   await p.startWorker();
@@ -55,6 +58,33 @@ it('a worker killed mid-bulk and restarted leaves every device delivered exactly
   const repeated = [...counts.values()].filter((c) => c > 1).length;
   expect([...counts.values()].every((c) => c <= 2)).toBe(true);
   expect(repeated).toBeLessThanOrEqual(50);
+  expect(repeated).toBeGreaterThan(0); // else the kill landed between batches and proves nothing below
+
+  // Every repeat is the first copy again: the same delivery id in data, the same tag / collapse id /
+  // Topic (so the device replaces the one shown), and its delivery is marked possibly delivered.
+  const collapseId = notificationId.replaceAll('-', '');
+  type Sent = { data?: Record<string, string>; android?: { notification?: { tag?: string } }; apns?: { headers?: Record<string, string> }; webpush?: { headers?: Record<string, string> } };
+  const idOf = (m: Sent) => ({
+    delivery: m.data?.herald_delivery_id,
+    collapse: m.android?.notification?.tag ?? m.apns?.headers?.['apns-collapse-id'] ?? m.webpush?.headers?.Topic,
+  });
+  const copies = new Map<string, ReturnType<typeof idOf>[]>();
+  for (const m of p.emulator.received()) if (counts.has(m.token!)) copies.set(m.token!, [...(copies.get(m.token!) ?? []), idOf(m.message as Sent)]);
+  const deliveryOf = new Map((await p.h.db.delivery.findMany({ where: { notificationId } })).map((d) => [d.id, d]));
+  for (const [token, list] of copies) {
+    expect(list.every((c) => c.collapse === collapseId)).toBe(true);
+    expect(new Set(list.map((c) => c.delivery)).size).toBe(1);
+    const row = deliveryOf.get(list[0].delivery!);
+    expect(row).toBeDefined();
+    if (list.length > 1) expect({ token, possiblyDelivered: row!.possiblyDelivered }).toEqual({ token, possiblyDelivered: true });
+  }
+  // Marked: only what the dead worker still held (pending at the kill); never what it had recorded as sent.
+  expect(sentAtKill.filter((id) => deliveryOf.get(id)!.possiblyDelivered)).toEqual([]);
+  // The API shows the mark.
+  const shown = await p.h.get(`/push/notifications/${notificationId}`, { apiKey: t.apiKey.key });
+  const marked = (shown.body.deliveries as { possiblyDelivered: boolean }[]).filter((d) => d.possiblyDelivered).length;
+  expect(marked).toBe([...deliveryOf.values()].filter((d) => d.possiblyDelivered).length);
+  expect(marked).toBeGreaterThanOrEqual(repeated);
 }, 90_000);
 
 it('with a batch larger than what is in flight, answers written before a crash are never sent again', async () => {

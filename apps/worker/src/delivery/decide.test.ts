@@ -21,7 +21,7 @@ describe('decide', () => {
       { kind: 'prune', error: 'UNREGISTERED' },
       { kind: 'failover', error: 'SENDER_ID_MISMATCH' },
       { kind: 'failover', error: 'invalid_grant' },
-      { kind: 'retry', attempts: 1, delayMs: 5000, error: 'UNAVAILABLE' },
+      { kind: 'retry', attempts: 1, delayMs: 5000, error: 'UNAVAILABLE', possiblyDelivered: false },
       { kind: 'fail', error: 'INVALID_ARGUMENT' },
     ]);
     // Only rejected credentials take the provider out of the job.
@@ -38,7 +38,7 @@ describe('decide', () => {
       { kind: 'fail', error: 'UNREGISTERED' },
       { kind: 'fail', error: 'SENDER_ID_MISMATCH' },
       { kind: 'fail', error: 'invalid_grant' },
-      { kind: 'retry', attempts: 1, delayMs: 5000, error: 'UNAVAILABLE' },
+      { kind: 'retry', attempts: 1, delayMs: 5000, error: 'UNAVAILABLE', possiblyDelivered: false },
       { kind: 'fail', error: 'INVALID_ARGUMENT' },
     ]);
     // Failover and retries are decided as for a real send.
@@ -49,7 +49,16 @@ describe('decide', () => {
     const r: TokenResult = { status: 'retryable', error: 'INTERNAL' };
     expect(decide(attempt(0, 4), r, true, policy)).toEqual({ kind: 'failover', error: 'INTERNAL' });
     expect(decide(attempt(0, 4), r, false, policy)).toEqual({ kind: 'fail', error: 'INTERNAL' });
-    expect(decide(attempt(0, 3), r, false, policy)).toEqual({ kind: 'retry', attempts: 4, delayMs: 8000, error: 'INTERNAL' });
+    expect(decide(attempt(0, 3), r, false, policy)).toEqual({ kind: 'retry', attempts: 4, delayMs: 8000, error: 'INTERNAL', possiblyDelivered: false });
+  });
+});
+
+describe('decide: ambiguous failures', () => {
+  it('a retry after a timeout or 5xx of unknown fate is marked possibly delivered; after a refusal (429) it is not', () => {
+    const timedOut: TokenResult = { status: 'retryable', error: 'FCM request timed out after 10000 ms', ambiguous: true };
+    const refused: TokenResult = { status: 'retryable', error: 'FCM 429 QUOTA_EXCEEDED', retryAfterMs: 1000 };
+    expect(decide(attempt(0), timedOut, false, policy)).toMatchObject({ kind: 'retry', possiblyDelivered: true });
+    expect(decide(attempt(0), refused, false, policy)).toMatchObject({ kind: 'retry', possiblyDelivered: false });
   });
 });
 

@@ -48,7 +48,8 @@ export type Decision =
   | { kind: 'prune'; error: string }
   /** To the next provider, with a fresh attempt count. */
   | { kind: 'failover'; error: string }
-  | { kind: 'retry'; attempts: number; delayMs: number; error: string }
+  /** `possiblyDelivered`: the attempt's fate is unknown (a timeout, a 5xx): the device may show it already. */
+  | { kind: 'retry'; attempts: number; delayMs: number; error: string; possiblyDelivered: boolean }
   | { kind: 'fail'; error: string };
 
 /** The provider rejected our credentials: do not use it again in this job. */
@@ -69,7 +70,7 @@ export function decide(attempt: Attempt, result: TokenResult, hasNextProvider: b
       return hasNextProvider ? { kind: 'failover', error: result.error } : { kind: 'fail', error: result.error };
     case 'retryable': {
       const attempts = attempt.attempts + 1;
-      if (attempts < policy.maxAttempts) return { kind: 'retry', attempts, delayMs: backoffDelay(attempts, policy, result.retryAfterMs), error: result.error };
+      if (attempts < policy.maxAttempts) return { kind: 'retry', attempts, delayMs: backoffDelay(attempts, policy, result.retryAfterMs), error: result.error, possiblyDelivered: result.ambiguous === true };
       return hasNextProvider ? { kind: 'failover', error: result.error } : { kind: 'fail', error: result.error };
     }
     case 'failed':

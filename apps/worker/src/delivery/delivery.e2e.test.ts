@@ -41,7 +41,7 @@ describe('send', () => {
     expect(n.completedAt).toEqual(expect.any(String));
     expect(n.deliveries).toHaveLength(2);
     for (const d of n.deliveries) {
-      expect(d).toEqual({ userId, deviceId: expect.any(String), platform: expect.any(String), status: 'sent', providerConfigId: t.providers[0].id, providerMessageId: expect.stringMatching(/^projects\/.+\/messages\/\d+$/), error: null });
+      expect(d).toEqual({ userId, deviceId: expect.any(String), platform: expect.any(String), status: 'sent', providerConfigId: t.providers[0].id, providerMessageId: expect.stringMatching(/^projects\/.+\/messages\/\d+$/), error: null, possiblyDelivered: false });
     }
     const devices = (await p.h.get(`/push/devices/${userId}`, { token: t.owner.accessToken, query: { projectId: t.project.id } })).body;
     for (const device of devices) {
@@ -61,7 +61,7 @@ describe('send', () => {
     const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
     expect(n.status).toBe('failed');
     expect(n.stats).toEqual({ recipients: 1, devices: 0, sent: 0, failed: 0, invalidTokensRemoved: 0 });
-    expect(n.deliveries).toEqual([{ userId: 'nobody', deviceId: null, platform: null, status: 'no_devices', providerConfigId: null, providerMessageId: null, error: null }]);
+    expect(n.deliveries).toEqual([{ userId: 'nobody', deviceId: null, platform: null, status: 'no_devices', providerConfigId: null, providerMessageId: null, error: null, possiblyDelivered: false }]);
   });
 
   it('works with a JWT and projectId, and lists notifications newest first', async () => {
@@ -199,6 +199,13 @@ describe('delivery semantics', () => {
     expect(p.emulator.received({ token: limited })).toHaveLength(1);
     const rows = await p.h.db.delivery.findMany({ where: { notificationId: n.id } });
     expect(rows.map((r) => r.attempts).sort()).toEqual([1, 2]);
+    // A 503 leaves the fate unknown (FCM may have shown it): marked, and the retry carried the same ids.
+    // A 429 refused the message: not marked.
+    const [flakyRow, limitedRow] = [flaky, limited].map((token) => rows.find((r) => r.attempts === (token === flaky ? 2 : 1))!);
+    expect([flakyRow.possiblyDelivered, limitedRow.possiblyDelivered]).toEqual([true, false]);
+    const copy = p.emulator.received({ token: flaky })[0].message as { data: Record<string, string>; android?: { notification?: { tag?: string } } };
+    expect(copy.data.herald_delivery_id).toBe(flakyRow.id);
+    expect(copy.android?.notification?.tag).toBe(n.id.replaceAll('-', ''));
     // Planned with time-ordered ids (UUID version 7), which Postgres appends to the primary key's index.
     expect(rows.map((r) => r.id[14])).toEqual(['7', '7']);
   });

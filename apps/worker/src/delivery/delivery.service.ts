@@ -4,7 +4,7 @@ import type { LoadedProvider } from '@herald/db';
 import type { PushProvider, TokenResult } from '@herald/providers';
 import { decide, providerDown, type Attempt, type Decision, type RetryPolicy } from './decide';
 import { GroupCommit } from './group-commit';
-import { stringifyData, toPushMessage, type RenderedNotification } from './message';
+import { collapseIdOf, stringifyData, toPushMessage, type RenderedNotification } from './message';
 import type { NotificationOutcome, OutcomeWriter } from './outcome-writer';
 import type { ProjectContext, ProjectContexts } from './project-context';
 import type { SendRateLimiter } from './rate-limiter';
@@ -69,6 +69,13 @@ export interface DeliveryWork {
   claimant: string;
 }
 
+/** The rows a run holds (their claims renewed), and how many of them it handed back. */
+interface Holding {
+  claimant: string;
+  ids: string[];
+  handedBack: number;
+}
+
 /** The rendered notification of each user's messages: personalised bulk renders once per distinct variable set. */
 type Renderings = (userId: string) => RenderedNotification;
 
@@ -81,6 +88,17 @@ export class RowsHeldElsewhere extends Error {
   override name = 'RowsHeldElsewhere';
   constructor(count: number) {
     super(`${count} pending deliveries are held by another job run; trying again later`);
+  }
+}
+
+/**
+ * The worker is shutting down and this job had rows it had not sent: their claims were released and
+ * the job runs again (BullMQ's backoff) on a worker that is not stopping. Nothing sent is sent again.
+ */
+export class HandedBack extends Error {
+  override name = 'HandedBack';
+  constructor(count: number) {
+    super(`${count} pending deliveries handed back: the worker is shutting down`);
   }
 }
 
@@ -104,8 +122,10 @@ export class DeliveryService {
   /** Their recipients. */
   private readonly recipients: Slots;
   /** The rows that runs under way hold, whose claims are renewed. */
-  private readonly held = new Set<{ claimant: string; ids: string[] }>();
+  private readonly held = new Set<Holding>();
   private renewer?: NodeJS.Timeout;
+  /** Shutting down: no new batch is sent; what is left is handed back (`handBack`). */
+  private handingBack = false;
 
   constructor(private readonly deps: DeliveryDeps) {
     const { repository } = deps;
@@ -153,6 +173,15 @@ export class DeliveryService {
     this.renewer = undefined;
   }
 
+  /**
+   * For a shutdown: the jobs under way send no further batch. The answers of the batches in flight are
+   * awaited and written; the rows not sent are released (no claim, so not marked `possiblyDelivered`)
+   * and their jobs fail with `HandedBack`, to run again elsewhere.
+   */
+  handBack(): void {
+    this.handingBack = true;
+  }
+
   async deliver(work: DeliveryWork): Promise<void> {
     const leave = await this.notifications.acquire(1);
     try {
@@ -184,13 +213,14 @@ export class DeliveryService {
       // 2. Plan (or claim the rows of a retry), and meanwhile 3. the context: template, push config,
       // providers (cached per project).
       const [{ rows, held }, context] = await Promise.all([this.rows(n, work), this.deps.contexts.get(n.projectId, n.templateId)]);
-      const holding = { claimant: work.claimant, ids: rows.map((r) => r.id) };
+      const holding = { claimant: work.claimant, ids: rows.map((r) => r.id), handedBack: 0 };
       this.held.add(holding);
       try {
-        if (rows.length) await this.sendAll(n, rows, context, log);
+        if (rows.length) await this.sendAll(n, rows, context, log, holding);
       } finally {
         this.held.delete(holding);
       }
+      if (holding.handedBack) throw new HandedBack(holding.handedBack);
       if (held) throw new RowsHeldElsewhere(held);
     } finally {
       release();
@@ -198,7 +228,7 @@ export class DeliveryService {
   }
 
   /** Steps 4 and 5 for the rows this job holds. */
-  private async sendAll(n: NotificationRow, rows: DeliveryRow[], context: ProjectContext, log: () => Logger) {
+  private async sendAll(n: NotificationRow, rows: DeliveryRow[], context: ProjectContext, log: () => Logger, holding: Holding) {
     if ('error' in context) return this.failAll(n, rows, context.error);
     // 4. Render once per notification (personalised bulk: once per distinct variable set).
     let rendered: Renderings;
@@ -211,7 +241,7 @@ export class DeliveryService {
       return this.failAll(n, rows, error);
     }
     // 5. Send, provider by provider, recording each answer as it comes in.
-    await this.send(n, context.providers, rendered, rows, log);
+    await this.send(n, context.providers, rendered, rows, log, holding);
   }
 
   /** The rows this job sends, claimed for it, and how many of its rows another run holds. */
@@ -242,7 +272,7 @@ export class DeliveryService {
     return dueByZone(n.timing, zones, n.createdAt.getTime(), now).map((z) => ({ ...z, hold: !n.dryRun && z.due > now }));
   }
 
-  private async send(n: NotificationRow, providers: LoadedProvider[], rendered: Renderings, rows: DeliveryRow[], log: () => Logger) {
+  private async send(n: NotificationRow, providers: LoadedProvider[], rendered: Renderings, rows: DeliveryRow[], log: () => Logger, holding: Holding) {
     const gone = rows.filter((r) => !r.deviceToken);
     const writes: Promise<void>[] = gone.map((r) => this.record(n, { kind: 'fail', deliveryId: r.id, providerConfigId: r.providerConfigId, error: 'The device was unregistered before delivery' }));
 
@@ -262,6 +292,12 @@ export class DeliveryService {
       const next = providers[i + 1];
       let down = false;
       for (const batch of chunk(stages[i], this.deps.batchSize)) {
+        if (this.handingBack) {
+          // Shutting down: released unsent, for the job's next run elsewhere.
+          await this.deps.repository.release(holding.claimant, batch.map((a) => a.deliveryId));
+          holding.handedBack += batch.length;
+          continue;
+        }
         if (down) {
           // Credentials rejected earlier in this job: do not knock again, go straight to the next provider
           // (written before that provider's answers, which would otherwise share a write with it).
@@ -308,9 +344,10 @@ export class DeliveryService {
         if (d.kind === 'failover') out.failover.push(a);
         writes.push(this.deps.outcomes.record(toOutcome(d, a, n, provider, next)));
       };
+      const collapseId = collapseIdOf(n.id);
       const messages = now.map((a) => {
         const row = device.get(a.deliveryId)!;
-        return toPushMessage(rendered(row.userId), row.deviceToken!, row.platform ?? 'android');
+        return toPushMessage(rendered(row.userId), row.deviceToken!, row.platform ?? 'android', row.id, collapseId);
       });
       const started = process.hrtime.bigint();
       // A dry run: FCM validates each message (validate_only) and delivers none.
@@ -360,7 +397,7 @@ export function toOutcome(d: Decision, a: Attempt, n: NotificationRow, provider:
       // Decided only when there is a next provider.
       return { kind: 'failover', deliveryId, providerConfigId: next!.id, error: d.error, notificationId, projectId };
     case 'retry':
-      return { kind: 'retry', deliveryId, providerConfigId: provider.id, attempts: d.attempts, delayMs: d.delayMs, error: d.error, notificationId, projectId };
+      return { kind: 'retry', deliveryId, providerConfigId: provider.id, attempts: d.attempts, delayMs: d.delayMs, error: d.error, possiblyDelivered: d.possiblyDelivered, notificationId, projectId };
     case 'fail':
       return { kind: 'fail', deliveryId, providerConfigId: provider.id, error: d.error, notificationId, projectId };
   }

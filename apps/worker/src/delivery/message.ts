@@ -13,9 +13,21 @@ export interface RenderedNotification {
   dataOnly?: boolean;
 }
 
-/** One device's message (built field by field: this runs for every delivery). */
-export function toPushMessage(n: RenderedNotification, token: string, platform: string): PushMessage {
-  const message: PushMessage = { token, title: n.title, body: n.body, platform: platform === 'ios' || platform === 'web' ? platform : 'android' };
+/**
+ * The name a notification goes by on devices: its id's 32 hex digits (within Web Push's 32 base64url
+ * characters for `Topic`). Every copy of one notification carries it as the Android tag, the
+ * `apns-collapse-id` and the `Topic`, so that a repeat replaces the one shown instead of stacking.
+ */
+export function collapseIdOf(notificationId: string): string {
+  return notificationId.replaceAll('-', '');
+}
+
+/**
+ * One device's message (built field by field: this runs for every delivery). `deliveryId` travels in
+ * `data` (`herald_delivery_id`), the same on every attempt.
+ */
+export function toPushMessage(n: RenderedNotification, token: string, platform: string, deliveryId: string, collapseId: string): PushMessage {
+  const message: PushMessage = { token, title: n.title, body: n.body, platform: platform === 'ios' || platform === 'web' ? platform : 'android', deliveryId, collapseId };
   if (n.imageUrl) message.imageUrl = n.imageUrl;
   if (hasKeys(n.data)) message.data = n.data;
   if (n.options && hasKeys(n.options)) message.options = n.options;

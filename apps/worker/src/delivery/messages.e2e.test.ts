@@ -39,6 +39,8 @@ const only = (token: string): ReceivedMessage => {
   return received[0];
 };
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 describe('platform options', () => {
   it('each option arrives on each platform as Google documents it; the template’s defaults fill in, the send’s values win', async () => {
     const t = await project({ ...TEMPLATE, options: { priority: 'normal', ttl: 600, android: { channelId: 'news', sound: 'default' }, apns: { sound: 'default', category: 'NEWS' } } });
@@ -61,7 +63,8 @@ describe('platform options', () => {
     const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
     expect(n).toMatchObject({ status: 'completed', stats: { devices: 3, sent: 3 } });
     const notification = { title: 'Hello Ada', body: 'You have 2 new messages' };
-    const data = { screen: 'inbox' };
+    // Each device's copy names its delivery (the same id on every attempt).
+    const data = { screen: 'inbox', herald_delivery_id: expect.stringMatching(UUID) };
 
     expect(only(tokens.android).message).toEqual({
       token: tokens.android,
@@ -97,14 +100,26 @@ describe('platform options', () => {
     });
   });
 
-  it('a send without options is the message Herald always sent', async () => {
+  it('a send without options: its delivery id in data, and the notification’s id as Android tag, apns-collapse-id and Web Push Topic', async () => {
     const t = await project();
     const { userId, tokens } = await userWithEveryPlatform(t.apiKey.key);
     const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId, variables: { name: 'Bo', count: 1 } } });
     await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+    const collapseId = (res.body.notificationId as string).replaceAll('-', '');
+    expect(collapseId).toMatch(/^[A-Za-z0-9_-]{1,32}$/); // Web Push's Topic: at most 32 base64url characters
+    const rows = await p.h.db.delivery.findMany({ where: { notificationId: res.body.notificationId }});
+    const platformBlock = {
+      [tokens.android]: { android: { notification: { tag: collapseId } } },
+      [tokens.ios]: { apns: { headers: { 'apns-collapse-id': collapseId, 'apns-push-type': 'alert' } } },
+      [tokens.web]: { webpush: { headers: { Topic: collapseId } } },
+    };
+    const ids = new Set<string>();
     for (const token of Object.values(tokens)) {
-      expect(only(token).message).toEqual({ token, notification: { title: 'Hello Bo', body: 'You have 1 new messages' }, data: { screen: 'inbox' } });
+      const message = only(token).message as { data: Record<string, string> };
+      expect(message).toEqual({ token, notification: { title: 'Hello Bo', body: 'You have 1 new messages' }, data: { screen: 'inbox', herald_delivery_id: expect.any(String) }, ...platformBlock[token] });
+      ids.add(message.data.herald_delivery_id);
     }
+    expect([...ids].sort()).toEqual(rows.map((r) => r.id).sort());
   });
 });
 
@@ -118,14 +133,16 @@ describe('data-only', () => {
     });
     const n = await p.waitForNotification(t.apiKey.key, res.body.notificationId);
     expect(n.status).toBe('completed');
-    const data = { screen: 'inbox', orderId: '42', title: 'Hello Cy', body: 'You have 5 new messages' };
+    // The delivery id lets the app drop a repeat of a data message; nothing is shown, so no Android tag.
+    const data = { screen: 'inbox', orderId: '42', title: 'Hello Cy', body: 'You have 5 new messages', herald_delivery_id: expect.stringMatching(UUID) };
+    const collapseId = n.id.replaceAll('-', '');
     expect(only(tokens.android).message).toEqual({ token: tokens.android, data, android: { priority: 'high' } });
     expect(only(tokens.ios).message).toEqual({
       token: tokens.ios,
       data,
-      apns: { headers: { 'apns-priority': '5', 'apns-push-type': 'background' }, payload: { aps: { 'content-available': 1 } } },
+      apns: { headers: { 'apns-priority': '5', 'apns-collapse-id': collapseId, 'apns-push-type': 'background' }, payload: { aps: { 'content-available': 1 } } },
     });
-    expect(only(tokens.web).message).toEqual({ token: tokens.web, data, webpush: { headers: { Urgency: 'high' } } });
+    expect(only(tokens.web).message).toEqual({ token: tokens.web, data, webpush: { headers: { Urgency: 'high', Topic: collapseId } } });
   });
 });
 

@@ -70,7 +70,8 @@ export const DELIVERY_SQL = {
   claim: `WITH v AS (
          SELECT * FROM unnest($1::uuid[], $2::text[]) AS v("id", "claimant")
        ), taken AS (
-         UPDATE "Delivery" d SET "claimedBy" = v."claimant", "claimedUntil" = now() + ($3 * interval '1 millisecond')
+         UPDATE "Delivery" d SET "claimedBy" = v."claimant", "claimedUntil" = now() + ($3 * interval '1 millisecond'),
+           "possiblyDelivered" = d."possiblyDelivered" OR (d."claimedBy" IS NOT NULL AND d."claimedBy" <> v."claimant")
          FROM v
          WHERE d."id" = v."id" AND d."status" = 'pending'
            AND (d."claimedUntil" IS NULL OR d."claimedUntil" < now() OR d."claimedBy" = v."claimant")
@@ -88,8 +89,8 @@ export const DELIVERY_SQL = {
          FOR UPDATE OF d SKIP LOCKED
        )`,
   record: `WITH v AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::int[], $8::uuid[])
-           AS v("id", "kind", "provider", "mid", "err", "attempts", "delay", "device")
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::int[], $8::uuid[], $9::boolean[])
+           AS v("id", "kind", "provider", "mid", "err", "attempts", "delay", "device", "possibly")
        ), written AS (
          UPDATE "Delivery" d SET
            "status" = (CASE v."kind" WHEN 'sent' THEN 'sent' WHEN 'validated' THEN 'validated' WHEN 'fail' THEN 'failed' WHEN 'prune' THEN 'failed' ELSE 'pending' END)::"DeliveryStatus",
@@ -101,6 +102,7 @@ export const DELIVERY_SQL = {
            "nextAttemptAt" = CASE WHEN v."kind" = 'retry' THEN now() + (v."delay" * interval '1 millisecond') END,
            "claimedBy" = CASE WHEN v."kind" = 'retry' THEN NULL ELSE d."claimedBy" END,
            "claimedUntil" = CASE WHEN v."kind" = 'retry' THEN NULL ELSE d."claimedUntil" END,
+           "possiblyDelivered" = d."possiblyDelivered" OR v."possibly",
            "updatedAt" = now()
          FROM v WHERE d."id" = v."id" AND d."status" = 'pending'
          RETURNING d."id", d."notificationId", v."kind", v."device"
@@ -195,7 +197,8 @@ export type Outcome =
   | { kind: 'validated'; deliveryId: string; providerConfigId: string }
   | { kind: 'fail'; deliveryId: string; providerConfigId: string | null; error: string }
   | { kind: 'prune'; deliveryId: string; providerConfigId: string; deviceId: string; error: string }
-  | { kind: 'retry'; deliveryId: string; providerConfigId: string; attempts: number; delayMs: number; error: string }
+  /** `possiblyDelivered`: the attempt's fate is unknown; the row keeps the mark from then on. */
+  | { kind: 'retry'; deliveryId: string; providerConfigId: string; attempts: number; delayMs: number; error: string; possiblyDelivered?: boolean }
   | { kind: 'failover'; deliveryId: string; providerConfigId: string; error: string };
 
 export type FinalStatus = DeliveredStatus;
@@ -268,7 +271,9 @@ export class DeliveryRepository {
   /**
    * Claims the given pending rows for their job: a row is taken when nobody holds it, its claim has
    * lapsed, or the job holds it already. A row another job holds is left to it (`held`): one job
-   * sends a row at a time. A row no longer pending is answered null.
+   * sends a row at a time. A row no longer pending is answered null. A row taken over from a run whose
+   * claim lapsed (a worker that died holding it) may have been sent by that run: it is marked
+   * `possiblyDelivered`.
    */
   async claim(items: readonly { deliveryId: string; claimant: string }[]): Promise<Claimed[]> {
     const { rows } = await write<DeliveryRow & { held: boolean }>(this.pool, 'herald_claim',
@@ -289,6 +294,15 @@ export class DeliveryRepository {
       [notificationId],
     );
     return rows.map((r) => r.timezone);
+  }
+
+  /** A shutting-down run's unsent rows: its claims dropped, so that the job's next run takes them at once. */
+  async release(claimant: string, ids: readonly string[]): Promise<void> {
+    if (!ids.length) return;
+    await query(this.pool, 'herald_release',
+      `UPDATE "Delivery" SET "claimedBy" = NULL, "claimedUntil" = NULL WHERE "id" = ANY($1::uuid[]) AND "claimedBy" = $2 AND "status" = 'pending'`,
+      [arrayLiteral(ids), claimant],
+    );
   }
 
   /**
@@ -335,6 +349,7 @@ export class DeliveryRepository {
       attempts: [] as (number | null)[],
       delay: [] as (number | null)[],
       device: [] as (string | null)[],
+      possibly: [] as boolean[],
     };
     for (const o of outcomes) {
       v.id.push(o.deliveryId);
@@ -345,10 +360,11 @@ export class DeliveryRepository {
       v.attempts.push(o.kind === 'retry' ? o.attempts : null);
       v.delay.push(o.kind === 'retry' ? o.delayMs : null);
       v.device.push(o.kind === 'prune' ? o.deviceId : null);
+      v.possibly.push(o.kind === 'retry' && o.possiblyDelivered === true);
     }
     const { rows } = await write<{ kind: string; id: string; projectId: string | null; status: string | null }>(this.pool, 'herald_record',
       DELIVERY_SQL.record,
-      [arrayLiteral(v.id), arrayLiteral(v.kind), arrayLiteral(v.provider), v.mid, v.err, arrayLiteral(v.attempts), arrayLiteral(v.delay), arrayLiteral(v.device)],
+      [arrayLiteral(v.id), arrayLiteral(v.kind), arrayLiteral(v.provider), v.mid, v.err, arrayLiteral(v.attempts), arrayLiteral(v.delay), arrayLiteral(v.device), arrayLiteral(v.possibly.map((b) => (b ? 't' : 'f')))],
     );
     const skipped = new Set<string>();
     const finished: Finished[] = [];

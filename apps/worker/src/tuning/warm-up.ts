@@ -5,7 +5,7 @@ import { FcmProvider, startLoopbackFcm, type TokenResult } from '@herald/provide
 import type { LoadedProvider } from '@herald/db';
 import { decide, type RetryPolicy } from '../delivery/decide';
 import { render, toOutcome } from '../delivery/delivery.service';
-import { toPushMessage } from '../delivery/message';
+import { collapseIdOf, toPushMessage } from '../delivery/message';
 import type { NotificationRow } from '../delivery/repository';
 
 export interface WarmUpOptions {
@@ -74,7 +74,7 @@ export async function warmUpDelivery(options: WarmUpOptions): Promise<WarmUpResu
       const rendered = render(n, { template, templateOptions: {} });
       const size = Math.min(roundSize, messages - attempted);
       const batch = Array.from({ length: size }, (_, i) => ({ deliveryId: `warm-up-${round}-${i}`, deviceId: NO_ID, attempts: 0 }));
-      const pushes = batch.map((a, i) => toPushMessage(rendered('warm-up'), `warm-up-token-${round}-${i}-${'x'.repeat(120)}`, i % 2 ? 'ios' : 'android'));
+      const pushes = batch.map((a, i) => toPushMessage(rendered('warm-up'), `warm-up-token-${round}-${i}-${'x'.repeat(120)}`, i % 2 ? 'ios' : 'android', batch[i].deliveryId, collapseIdOf(NO_ID)));
       const take = (i: number, result: TokenResult) => {
         if (toOutcome(decide(batch[i], result, false, policy, false), batch[i], n, PROVIDER, undefined).kind === 'sent') sent++;
       };

@@ -1886,6 +1886,8 @@ export interface components {
             providerConfigId: string | null;
             providerMessageId: string | null;
             error: string | null;
+            /** @description An attempt timed out or met a 5xx (or its worker died mid-send): the device may have got it more than once. Every copy carries the same herald_delivery_id and collapse id */
+            possiblyDelivered: boolean;
         };
         /** @description A delivery with the events reported for it. */
         DeliveryWithEvents: {

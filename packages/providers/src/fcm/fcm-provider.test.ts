@@ -47,6 +47,21 @@ describe('FCM provider against the emulator', () => {
       });
     });
 
+    it('a batch of one content carries each message its own delivery id, and the shared collapse id', async () => {
+      const data = { orderId: '42' };
+      const ids = ['0190f3a2-0000-7000-8000-000000000001', '0190f3a2-0000-7000-8000-000000000002', '0190f3a2-0000-7000-8000-000000000003'];
+      const results = await provider().send(ids.map((deliveryId, i) => push(`dev-${i}`, { data, platform: 'android', deliveryId, collapseId: 'c0ffee' })));
+      expect(results.map((r) => r.status)).toEqual(['sent', 'sent', 'sent']);
+      for (const [i, deliveryId] of ids.entries()) {
+        expect(emu.received({ token: `dev-${i}` })[0].message).toEqual({
+          token: `dev-${i}`,
+          notification: { title: 'Hello', body: 'World' },
+          data: { orderId: '42', herald_delivery_id: deliveryId },
+          android: { notification: { tag: 'c0ffee' } },
+        });
+      }
+    });
+
     it('sends platform options as FCM documents them, and FCM accepts them', async () => {
       const now = Math.floor(Date.now() / 1000) * 1000;
       const options = { priority: 'normal', ttl: 60, collapseKey: 'k1', apns: { badge: 4, threadId: 'chat' } } as const;
@@ -167,10 +182,11 @@ describe('FCM provider against the emulator', () => {
       ['thirdparty-1', 'failed', /^FCM 401 THIRD_PARTY_AUTH_ERROR/],
     ])('%s → %s', async (token, status, error) => {
       const [result] = await provider().send([push(token)]);
-      expect(result).toEqual({ status, error: expect.stringMatching(error), ...(status === 'retryable' ? { retryAfterMs: undefined } : {}) });
+      // A 5xx leaves the message's fate unknown: ambiguous.
+      expect(result).toEqual({ status, error: expect.stringMatching(error), ...(status === 'retryable' ? { retryAfterMs: undefined, ambiguous: true } : {}) });
     });
 
-    it('429 → retryable after the Retry-After seconds', async () => {
+    it('429 → retryable after the Retry-After seconds (refused, so not ambiguous)', async () => {
       expect(await provider().send([push('ratelimit-1')])).toEqual([
         { status: 'retryable', error: expect.stringMatching(/^FCM 429 QUOTA_EXCEEDED/), retryAfterMs: 1000 },
       ]);
@@ -208,7 +224,7 @@ describe('FCM provider against the emulator', () => {
 
     it('a timeout is retryable, and the next send works', async () => {
       const p = provider({ requestTimeoutMs: 200 });
-      expect(await p.send([push('slow1000-1')])).toEqual([{ status: 'retryable', error: 'FCM request timed out after 200 ms' }]);
+      expect(await p.send([push('slow1000-1')])).toEqual([{ status: 'retryable', error: 'FCM request timed out after 200 ms', ambiguous: true }]);
       expect((await p.send([push('device-1')]))[0].status).toBe('sent');
     });
   });
@@ -358,8 +374,8 @@ describe('FCM provider against the emulator', () => {
       await new Promise((r) => setTimeout(r, 50));
       emu.disconnect('destroy');
       expect(await inFlight).toEqual([
-        { status: 'retryable', error: expect.stringMatching(/^FCM connection lost/) },
-        { status: 'retryable', error: expect.stringMatching(/^FCM connection lost/) },
+        { status: 'retryable', error: expect.stringMatching(/^FCM connection lost/), ambiguous: true },
+        { status: 'retryable', error: expect.stringMatching(/^FCM connection lost/), ambiguous: true },
       ]);
       expect((await p.send([push('after')]))[0].status).toBe('sent');
       emu.disconnect('destroy');

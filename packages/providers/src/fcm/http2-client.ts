@@ -13,7 +13,10 @@ export interface Http2Response {
 export class TransportError extends Error {
   constructor(
     message: string,
+    /** Refused unprocessed by the server (GOAWAY, REFUSED_STREAM): not delivered. */
     readonly refused = false,
+    /** Never sent (the client was closed): not delivered. */
+    readonly unsent = false,
   ) {
     super(message);
     this.name = 'TransportError';
@@ -57,7 +60,7 @@ export class Http2Client {
 
   /** `headers` include `:method` and `:path`; they are not modified, so one object can serve many requests. */
   async request(headers: http2.OutgoingHttpHeaders, body: string): Promise<Http2Response> {
-    if (this.closed) throw new TransportError('FCM client is closed');
+    if (this.closed) throw new TransportError('FCM client is closed', false, true);
     if (this.active < this.limit) this.active++;
     else await new Promise<void>((resolve) => this.queue.push(resolve));
     try {
@@ -137,7 +140,7 @@ export class Http2Client {
       } catch (err) {
         // ERR_HTTP2_GOAWAY_SESSION and friends: the session went away before its events said so.
         this.forget(this.session);
-        reject(new TransportError(`FCM connection unusable: ${(err as Error).message}`, !this.closed));
+        reject(new TransportError(`FCM connection unusable: ${(err as Error).message}`, !this.closed, true));
         return;
       }
       const exchange = new Exchange(this.hooks, session, stream, Date.now() + this.options.timeoutMs, resolve, reject);

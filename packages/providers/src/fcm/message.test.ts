@@ -111,3 +111,29 @@ describe('fcmPayloadBytes', () => {
     expect(fcmPayloadBytes(big)).toBeGreaterThan(FCM_MAX_PAYLOAD_BYTES);
   });
 });
+
+describe('toFcmMessage: repeats replace, never stack', () => {
+  const collapseId = '0190f3a2b4c56d7e8f90a1b2c3d4e5f6';
+  const deliveryId = '0190f3a2-b4c5-7d7e-8f90-a1b2c3d4e5f7';
+
+  it('the collapse id is the Android tag, apns-collapse-id and Web Push Topic; the delivery id is in data', () => {
+    const m = toFcmMessage({ ...base, data: { a: '1' }, collapseId, deliveryId }, NOW);
+    expect(m.android).toEqual({ notification: { tag: collapseId } });
+    expect(m.apns?.headers).toEqual({ 'apns-collapse-id': collapseId, 'apns-push-type': 'alert' });
+    expect(m.webpush?.headers).toEqual({ Topic: collapseId });
+    expect(m.data).toEqual({ a: '1', herald_delivery_id: deliveryId });
+  });
+
+  it("a send's own android.tag and collapseKey win", () => {
+    const m = toFcmMessage({ ...base, collapseId, deliveryId, options: { collapseKey: 'mine', android: { tag: 'my-tag' } } }, NOW);
+    expect(m.android?.notification?.tag).toBe('my-tag');
+    expect(m.apns?.headers?.['apns-collapse-id']).toBe('mine');
+    expect(m.webpush?.headers?.Topic).toBe('mine');
+  });
+
+  it('data-only: the delivery id beside title and body; no Android tag (nothing is shown)', () => {
+    const m = toFcmMessage({ ...base, platform: 'android', dataOnly: true, collapseId, deliveryId }, NOW);
+    expect(m.data).toEqual({ k: 'v', title: base.title, body: base.body, herald_delivery_id: deliveryId });
+    expect(m.android).toBeUndefined();
+  });
+});

@@ -1,5 +1,5 @@
 import type { PushOptions } from '@herald/core';
-import type { PushMessage } from '../types';
+import { DELIVERY_ID_DATA_KEY, type PushMessage } from '../types';
 
 /**
  * The `message` of an FCM HTTP v1 send request, as far as Herald fills it. Field names are those of
@@ -51,36 +51,37 @@ function defined<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Ex
  * device of unknown platform gets every block (FCM ignores the ones that do not match the token).
  */
 export function toFcmMessage(push: PushMessage, nowMs = Date.now()): FcmMessage {
-  const { token, title, body, imageUrl, platform, dataOnly = false } = push;
+  const { token, title, body, imageUrl, platform, dataOnly = false, deliveryId, collapseId } = push;
   const options: PushOptions = push.options ?? {};
   const message: FcmMessage = { token };
   // Data-only: no notification for the system to show; the app reads title and body from `data`.
-  const data = dataOnly ? { ...push.data, title, body, ...(imageUrl ? { image: imageUrl } : {}) } : push.data;
+  let data = dataOnly ? { ...push.data, title, body, ...(imageUrl ? { image: imageUrl } : {}) } : push.data;
+  if (deliveryId !== undefined) data = { ...data, [DELIVERY_ID_DATA_KEY]: deliveryId };
   if (!dataOnly) message.notification = imageUrl ? { title, body, image: imageUrl } : { title, body };
   if (data && Object.keys(data).length > 0) message.data = data;
   if (options.analyticsLabel) message.fcm_options = { analytics_label: options.analyticsLabel };
 
   if (platform === 'android' || platform === undefined) {
-    const android = androidBlock(options, dataOnly);
+    const android = androidBlock(options, dataOnly, collapseId);
     if (android) message.android = android;
   }
   if (platform === 'ios' || platform === undefined) {
-    const apns = apnsBlock(options, dataOnly, imageUrl, nowMs);
+    const apns = apnsBlock(options, dataOnly, imageUrl, nowMs, collapseId);
     if (apns) message.apns = apns;
   }
   if (platform === 'web' || platform === undefined) {
-    const webpush = webpushBlock(options, dataOnly, imageUrl);
+    const webpush = webpushBlock(options, dataOnly, imageUrl, collapseId);
     if (webpush) message.webpush = webpush;
   }
   return message;
 }
 
-function androidBlock(options: PushOptions, dataOnly: boolean): FcmMessage['android'] {
+function androidBlock(options: PushOptions, dataOnly: boolean, collapseId: string | undefined): FcmMessage['android'] {
   const a = options.android ?? {};
   // Display options mean nothing without a notification.
   const notification = dataOnly
     ? undefined
-    : nonEmpty(defined({ channel_id: a.channelId, sound: a.sound, tag: a.tag, click_action: a.clickAction, color: a.color, icon: a.icon }));
+    : nonEmpty(defined({ channel_id: a.channelId, sound: a.sound, tag: a.tag ?? collapseId, click_action: a.clickAction, color: a.color, icon: a.icon }));
   return nonEmpty(
     defined({
       priority: options.priority,
@@ -91,14 +92,14 @@ function androidBlock(options: PushOptions, dataOnly: boolean): FcmMessage['andr
   );
 }
 
-function apnsBlock(options: PushOptions, dataOnly: boolean, imageUrl: string | undefined, nowMs: number): FcmMessage['apns'] {
+function apnsBlock(options: PushOptions, dataOnly: boolean, imageUrl: string | undefined, nowMs: number, collapseId: string | undefined): FcmMessage['apns'] {
   const a = options.apns ?? {};
   const headers: Record<string, string> = defined({
     // Google: a data message to an Apple device must have priority 5; FCM rejects 10.
     'apns-priority': dataOnly ? '5' : options.priority && APNS_PRIORITY[options.priority],
     // APNs: 0 means "deliver once, do not store"; otherwise the UNIX time after which it is dropped.
     'apns-expiration': options.ttl === undefined ? undefined : options.ttl === 0 ? '0' : String(Math.floor(nowMs / 1000) + options.ttl),
-    'apns-collapse-id': options.collapseKey,
+    'apns-collapse-id': options.collapseKey ?? collapseId,
   });
   // APNs wants the push type to match the payload: a background push carries content-available only.
   if (dataOnly || Object.keys(headers).length) headers['apns-push-type'] = dataOnly ? 'background' : 'alert';
@@ -124,12 +125,12 @@ function apnsBlock(options: PushOptions, dataOnly: boolean, imageUrl: string | u
   );
 }
 
-function webpushBlock(options: PushOptions, dataOnly: boolean, imageUrl: string | undefined): FcmMessage['webpush'] {
+function webpushBlock(options: PushOptions, dataOnly: boolean, imageUrl: string | undefined, collapseId: string | undefined): FcmMessage['webpush'] {
   const w = options.webpush ?? {};
   const headers = defined({
     Urgency: w.urgency ?? options.priority,
     TTL: options.ttl === undefined ? undefined : String(options.ttl),
-    Topic: options.collapseKey,
+    Topic: options.collapseKey ?? collapseId,
   });
   return nonEmpty(
     defined({

@@ -56,7 +56,13 @@ interface BodyShape {
   of: PushMessage;
   second: number;
   suffix: string;
+  /** With a delivery id: the suffix is `suffix + JSON of the id + tail`. */
+  tail?: string;
 }
+
+/** Stands for a message's delivery id while its shape is serialized (a delivery id is a UUID: never this). */
+const DELIVERY_ID_SLOT = '\u0000herald-delivery-id\u0000';
+const DELIVERY_ID_SLOT_JSON = JSON.stringify(DELIVERY_ID_SLOT);
 
 /** Every body starts so: the token is the first field of the message (`toFcmMessage`). */
 const BODY_PREFIX = '{"message":{"token":';
@@ -70,7 +76,15 @@ function serialize(message: PushMessage, nowMs: number, validateOnly: boolean): 
 }
 
 const sameContent = (a: PushMessage, b: PushMessage) =>
-  a.title === b.title && a.body === b.body && a.imageUrl === b.imageUrl && a.data === b.data && a.platform === b.platform && a.options === b.options && a.dataOnly === b.dataOnly;
+  a.title === b.title &&
+  a.body === b.body &&
+  a.imageUrl === b.imageUrl &&
+  a.data === b.data &&
+  a.platform === b.platform &&
+  a.options === b.options &&
+  a.dataOnly === b.dataOnly &&
+  a.collapseId === b.collapseId &&
+  (a.deliveryId === undefined) === (b.deliveryId === undefined);
 
 /** Herald's FCM HTTP v1 client: one HTTP/2 session and one access token per set of credentials. */
 export class FcmProvider implements PushProvider {
@@ -181,7 +195,8 @@ export class FcmProvider implements PushProvider {
     try {
       response = await this.http.request(headers, this.body(message, batch));
     } catch (err) {
-      if (err instanceof TransportError) return { status: 'retryable', error: err.message };
+      // A request that never left, or that FCM refused unread, was not delivered; any other was perhaps.
+      if (err instanceof TransportError) return err.refused || err.unsent ? { status: 'retryable', error: err.message } : { status: 'retryable', error: err.message, ambiguous: true };
       return { status: 'failed', error: `FCM request not sent: ${(err as Error).message}` };
     }
     const result = toTokenResult(response.status, response.headers, response.body, this.now());
@@ -199,14 +214,19 @@ export class FcmProvider implements PushProvider {
     const shapes = (batch.shapes ??= []);
     let shape = shapes.find((s) => s.second === second && sameContent(s.of, message));
     if (!shape) {
-      const text = serialize({ ...message, token: '' }, now, batch.validateOnly);
+      const withId = message.deliveryId !== undefined;
+      const text = serialize({ ...message, token: '', deliveryId: withId ? DELIVERY_ID_SLOT : undefined }, now, batch.validateOnly);
       // Never otherwise; but should the token ever not come first, the message is serialized whole.
       if (!text.startsWith(`${BODY_PREFIX}""`)) return serialize(message, now, batch.validateOnly);
-      shape = { of: message, second, suffix: text.slice(BODY_PREFIX.length + 2) };
+      const suffix = text.slice(BODY_PREFIX.length + 2);
+      const parts = suffix.split(DELIVERY_ID_SLOT_JSON);
+      if (withId && parts.length !== 2) return serialize(message, now, batch.validateOnly);
+      shape = withId ? { of: message, second, suffix: parts[0], tail: parts[1] } : { of: message, second, suffix };
       if (shapes.length >= SHAPES_PER_BATCH) shapes.shift();
       shapes.push(shape);
     }
-    return BODY_PREFIX + JSON.stringify(message.token) + shape.suffix;
+    const head = BODY_PREFIX + JSON.stringify(message.token) + shape.suffix;
+    return shape.tail === undefined ? head : head + JSON.stringify(message.deliveryId) + shape.tail;
   }
 }
 

@@ -34,11 +34,12 @@ describe('toTokenResult', () => {
     expect(toTokenResult(403, {}, fcmError(403, 'PERMISSION_DENIED', 'Firebase Cloud Messaging API has not been used'), NOW).status).toBe('auth_failed');
   });
 
-  it('treats 5xx and 429 as retryable even without a JSON body', () => {
+  it('treats 5xx and 429 as retryable even without a JSON body; a 5xx leaves the fate unknown (ambiguous)', () => {
     expect(toTokenResult(502, { 'retry-after': '5' }, '<html>Bad Gateway</html>', NOW)).toEqual({
       status: 'retryable',
       error: 'FCM 502 error: <html>Bad Gateway</html>',
       retryAfterMs: 5000,
+      ambiguous: true,
     });
     expect(toTokenResult(429, {}, '', NOW)).toEqual({ status: 'retryable', error: 'FCM 429 error: (empty body)', retryAfterMs: undefined });
   });

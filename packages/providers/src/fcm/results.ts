@@ -24,7 +24,11 @@ export function toTokenResult(httpStatus: number, headers: IncomingHttpHeaders, 
 
   const e = parseGoogleError(body);
   const error = `FCM ${httpStatus} ${e.errorCode ?? e.status ?? 'error'}: ${e.message ?? truncate(body)}`;
-  const retryable = (): TokenResult => ({ status: 'retryable', error, retryAfterMs: parseRetryAfter(headers['retry-after'], now) });
+  // A 5xx leaves the message's fate unknown (FCM may have delivered it: firebase-admin-node#1248); a 429 refused it.
+  const retryable = (): TokenResult =>
+    httpStatus >= 500
+      ? { status: 'retryable', error, retryAfterMs: parseRetryAfter(headers['retry-after'], now), ambiguous: true }
+      : { status: 'retryable', error, retryAfterMs: parseRetryAfter(headers['retry-after'], now) };
 
   // FCM puts its own code in an FcmError detail; a stand-in that puts it in `status` is read the same.
   // A bare NOT_FOUND is not taken for UNREGISTERED: a wrong project id answers it for every token.

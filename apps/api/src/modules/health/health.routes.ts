@@ -15,11 +15,13 @@ async function probe(check: () => Promise<unknown>): Promise<'up' | 'down'> {
 }
 
 /** Liveness and readiness, outside the route builder: no auth, no validation, never rate limited. */
-export function mountHealth(router: IRouter, c: Pick<ApiContainer, 'db' | 'redis'>) {
+export function mountHealth(router: IRouter, c: Pick<ApiContainer, 'db' | 'redis' | 'lifecycle'>) {
   router.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
   router.get('/ready', async (_req, res) => {
+    // Shutting down: fail first, so that load balancers stop sending requests before the listener closes.
+    if (c.lifecycle.draining) return void res.status(503).json(errorBody(503, 'Not ready: shutting down'));
     const [postgres, redis] = await Promise.all([probe(() => c.db.$queryRaw`SELECT 1`), probe(() => c.redis.ping())]);
     const checks = { postgres, redis };
     const down = Object.entries(checks)

@@ -101,6 +101,9 @@ export async function precheck(state: ProjectSnapshot, input: SendInput): Promis
   return compiled;
 }
 
+/** Stand-ins of a delivery id (a UUID) and a collapse id (32 hex digits), for the size only. */
+const SIZE_OF_IDS = { deliveryId: '0'.repeat(36), collapseId: '0'.repeat(32) };
+
 /**
  * FCM refuses a message over 4 KB: better a 400 now, with the size, than a failure per device. The
  * message is built as the worker will build it (every platform block at once, the largest case).
@@ -109,7 +112,8 @@ function sizeCheck(template: TemplateRow, input: SendInput) {
   const options = mergePushOptions(readPushOptions(template.options), input.options);
   const data = stringifyData(template.data as Record<string, unknown> | null, input.data);
   return (rendered: RenderedTemplate, at?: number) => {
-    const bytes = fcmPayloadBytes(toFcmMessage({ token: '', title: rendered.title, body: rendered.body, imageUrl: input.imageUrl, data, options, dataOnly: input.dataOnly }));
+    // With the delivery id and the collapse id every copy carries (of their fixed lengths).
+    const bytes = fcmPayloadBytes(toFcmMessage({ token: '', title: rendered.title, body: rendered.body, imageUrl: input.imageUrl, data, options, dataOnly: input.dataOnly, ...SIZE_OF_IDS }));
     if (bytes > FCM_MAX_PAYLOAD_BYTES) throw tooBig(at === undefined ? 'message' : `recipients.${at}`, `${bytes} bytes`);
   };
 }

@@ -63,6 +63,9 @@ export const notificationResponse = notificationSummary.extend({
       providerConfigId: z.uuid().nullable(),
       providerMessageId: z.string().nullable(),
       error: z.string().nullable(),
+      possiblyDelivered: z
+        .boolean()
+        .describe('An attempt timed out or met a 5xx (or its worker died mid-send): the device may have got it more than once. Every copy carries the same herald_delivery_id and collapse id'),
     }),
   ),
 });

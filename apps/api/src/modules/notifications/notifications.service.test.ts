@@ -110,7 +110,7 @@ it('the same Idempotency-Key twice in one batch: one notification, both answers 
 
 it('when the queue refuses a batch, or a single send, each send is 503 and no row is left behind', async () => {
   const redis = await startRedis();
-  const connection = createRedis(redis.url, 'failing-queue');
+  const connection = createRedis({ redisUrl: redis.url }, 'failing-queue');
   connection.on('error', () => undefined);
   const queue = new Queue(NOTIFICATIONS_QUEUE, { connection, prefix: h.config.queuePrefix });
   queue.on('error', () => undefined);

@@ -19,6 +19,7 @@ type DeliveryView = {
   providerMessageId: string | null;
   error: string | null;
   notBefore: Date | null;
+  possiblyDelivered: boolean;
 };
 
 export type { Recipient, SendInput } from './notifications.schema';

@@ -10,7 +10,7 @@ export const NOTIFICATION_READ_SQL = {
       "sendAt", "dryRun", "createdAt", "completedAt", "timing", "defaultZoneDevices"
     FROM "Notification" WHERE "id" = $1::uuid AND "projectId" = $2::uuid`,
   /** $1 notification id: its settled deliveries and those held for their moment (local time, quiet hours), oldest first. */
-  deliveries: `SELECT "userId", "deviceId", "platform", "status"::text AS "status", "providerConfigId", "providerMessageId", "error", "notBefore"
+  deliveries: `SELECT "userId", "deviceId", "platform", "status"::text AS "status", "providerConfigId", "providerMessageId", "error", "notBefore", "possiblyDelivered"
     FROM "Delivery" WHERE "notificationId" = $1::uuid AND ("status" <> 'pending' OR "notBefore" IS NOT NULL)
     ORDER BY "createdAt", "id"`,
 } as const;
