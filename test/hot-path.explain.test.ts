@@ -97,7 +97,7 @@ async function workerStatements(): Promise<PlannedStatement[]> {
     {
       name: 'record',
       text: DELIVERY_SQL.record,
-      values: [arrayLiteral(pending), arrayLiteral(each(pending.length, 'sent')), arrayLiteral(each(pending.length, randomUUID())), each(pending.length, 'projects/p/messages/1'), each(pending.length, null), arrayLiteral(each(pending.length, null)), arrayLiteral(each(pending.length, null)), arrayLiteral(each(pending.length, null))],
+      values: [arrayLiteral(pending), arrayLiteral(each(pending.length, 'sent')), arrayLiteral(each(pending.length, randomUUID())), each(pending.length, 'projects/p/messages/1'), each(pending.length, null), arrayLiteral(each(pending.length, null)), arrayLiteral(each(pending.length, null)), arrayLiteral(each(pending.length, null)), arrayLiteral(each(pending.length, 'f'))],
     },
     { name: 'start', text: DELIVERY_SQL.start, values: [inFlight[0]] },
     { name: 'staleQueued', text: LOST_WORK_SQL.staleQueued, values: [30_000, 500] },
