@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { DeliveredStatus, PushOptions } from '@herald/core';
+import type { AudienceFilter, DeliveredStatus, PushOptions } from '@herald/core';
 import { arrayLiteral, finalStatus, query, write } from './sql';
 
 /**
@@ -25,6 +25,15 @@ export interface NotificationRow {
   dryRun: boolean;
   /** Personalised bulk: each recipient's variables by user id, merged over `variables`. */
   recipientVariables: Record<string, Record<string, unknown>> | null;
+  /** A broadcast's audience (null for a send to users): its devices are planned page by page (fan-out.ts). */
+  audience: BroadcastAudience | null;
+}
+
+/** A broadcast's audience as the API recorded it: a filter, or every device of the project. */
+export interface BroadcastAudience {
+  filter?: AudienceFilter;
+  segmentId?: string;
+  all?: true;
 }
 
 /** A pending delivery this job holds, with its device (null when the device is gone). */
@@ -83,7 +92,7 @@ export class DeliveryRepository {
   async load(ids: readonly string[]): Promise<NotificationRow[]> {
     const { rows } = await query<NotificationRow>(this.pool, 'herald_load',
       `SELECT "id", "projectId", "templateId", "variables", "data", "imageUrl", "status"::text AS "status", cardinality("userIds") AS "recipients",
-         "options", "dataOnly", "dryRun", "recipientVariables"
+         "options", "dataOnly", "dryRun", "recipientVariables", "audience"
        FROM "Notification" WHERE "id" = ANY($1::uuid[])`,
       [arrayLiteral(ids)],
     );

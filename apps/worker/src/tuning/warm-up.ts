@@ -68,6 +68,7 @@ export async function warmUpDelivery(options: WarmUpOptions): Promise<WarmUpResu
         dataOnly: false,
         dryRun: false,
         recipientVariables: null,
+        audience: null,
       };
       const rendered = render(n, { template, templateOptions: {} });
       const size = Math.min(roundSize, messages - attempted);

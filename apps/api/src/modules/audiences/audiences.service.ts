@@ -1,5 +1,5 @@
 import { AppError, type AudienceFilter } from '@herald/core';
-import { audienceCountStatement, isUniqueViolation, sqlPool, toAudienceCount, type Db, type Segment } from '@herald/db';
+import { audienceCountStatement, audienceWhere, isUniqueViolation, sqlPool, toAudienceCount, type Db, type Segment } from '@herald/db';
 import type { Audience } from './audiences.schema';
 
 export const SEGMENT_NOT_FOUND = 'Segment not found';
@@ -14,6 +14,13 @@ const toSegment = (s: Segment) => ({
   createdAt: s.createdAt.toISOString(),
   updatedAt: s.updatedAt.toISOString(),
 });
+
+/** An audience with its filter (none: every device of the project), and what a broadcast records of it. */
+export interface ResolvedAudience {
+  recorded: Record<string, unknown>;
+  filter?: AudienceFilter;
+  path: string;
+}
 
 interface SegmentInput {
   name?: string;
@@ -60,9 +67,28 @@ export class AudiencesService {
 
   /** The devices, users and devices per platform an audience holds now. */
   async count(projectId: string, audience: Audience) {
-    const filter = audience.segmentId ? (await this.find(projectId, audience.segmentId)).filter : audience.filter;
-    const statement = audienceCountStatement(projectId, filter as AudienceFilter | undefined, { path: audience.segmentId ? 'segment.filter' : 'filter' });
-    const { rows } = await sqlPool(this.db).query(statement);
+    return this.countOf(projectId, await this.resolve(projectId, audience));
+  }
+
+  /**
+   * An audience as a broadcast records it: a segment's filter is copied in (editing the segment later
+   * does not change a broadcast under way). A filter Postgres could not be given is a 400 here.
+   */
+  async resolve(projectId: string, audience: Audience): Promise<ResolvedAudience> {
+    if (audience.segmentId) {
+      const filter = (await this.find(projectId, audience.segmentId)).filter as unknown as AudienceFilter;
+      audienceWhere(projectId, filter, { path: 'segment.filter' });
+      return { recorded: { segmentId: audience.segmentId, filter }, filter, path: 'segment.filter' };
+    }
+    if (audience.filter) {
+      audienceWhere(projectId, audience.filter, { path: 'audience.filter' });
+      return { recorded: { filter: audience.filter }, filter: audience.filter, path: 'filter' };
+    }
+    return { recorded: { all: true }, path: 'filter' };
+  }
+
+  async countOf(projectId: string, audience: ResolvedAudience) {
+    const { rows } = await sqlPool(this.db).query(audienceCountStatement(projectId, audience.filter, { path: audience.path }));
     return toAudienceCount(rows[0]);
   }
 

@@ -25,6 +25,9 @@ export interface Draft {
   idempotencyKey?: string;
   /** The deliver job it shares with sends admitted with it (none: its own job). */
   jobId?: string;
+  /** A broadcast: its audience as sent (a segment's filter copied in), and its pace. */
+  audience?: Record<string, unknown>;
+  ratePerMinute?: number;
 }
 
 /** The notification a checked send becomes. */
@@ -101,7 +104,8 @@ export class Admissions {
   private async admitBatch(drafts: readonly Draft[]): Promise<(Admission | Error)[]> {
     // Sends due now that are admitted together share deliver jobs (their rows name the job): a worker
     // pays a job's fixed cost once for all of them. A scheduled send keeps a delayed job of its own.
-    const now = drafts.filter((d) => !d.sendAt);
+    // A broadcast keeps its own job: its fan-out is long, and is taken over by its job id.
+    const now = drafts.filter((d) => !d.sendAt && !d.audience);
     if (now.length > 1) {
       for (const group of chunk(now, MAX_NOTIFICATIONS_PER_JOB)) {
         const jobId = sharedDeliverJobId();
@@ -184,14 +188,18 @@ export class Admissions {
         d.sendAt ?? null,
         d.sendAt ? 'scheduled' : 'queued',
         d.jobId ?? null,
+        json(d.audience),
+        d.ratePerMinute ?? null,
+        // A broadcast holds one pending delivery for its fan-out until every page is planned.
+        d.audience ? 1 : 0,
       );
       const $ = (i: number) => `$${at + i}`;
-      return `(${$(1)}::uuid, ${$(2)}::uuid, ${$(3)}::uuid, ${$(4)}::text[], ${$(5)}::jsonb, ${$(6)}::jsonb, ${$(7)}, ${$(8)}::int, ${$(9)}::boolean, ${$(10)}, ${$(11)}::jsonb, ${$(12)}::boolean, ${$(13)}::boolean, ${$(14)}::jsonb, ${$(15)}::timestamptz, ${$(16)}::"NotificationStatus", ${$(17)}, now(), now(), now())`;
+      return `(${$(1)}::uuid, ${$(2)}::uuid, ${$(3)}::uuid, ${$(4)}::text[], ${$(5)}::jsonb, ${$(6)}::jsonb, ${$(7)}, ${$(8)}::int, ${$(9)}::boolean, ${$(10)}, ${$(11)}::jsonb, ${$(12)}::boolean, ${$(13)}::boolean, ${$(14)}::jsonb, ${$(15)}::timestamptz, ${$(16)}::"NotificationStatus", ${$(17)}, ${$(18)}::jsonb, ${$(19)}::int, ${$(20)}::int, now(), now(), now())`;
     });
     const { rows: inserted } = await this.pool.query<{ id: string }>({
       name: drafts.length <= PREPARED_UP_TO_ROWS ? `herald_admit_${drafts.length}` : undefined,
       text: `INSERT INTO "Notification" ("id", "projectId", "templateId", "userIds", "variables", "data", "imageUrl", "recipients", "bulk", "idempotencyKey",
-         "options", "dataOnly", "dryRun", "recipientVariables", "sendAt", "status", "jobId", "enqueuedAt", "createdAt", "updatedAt")
+         "options", "dataOnly", "dryRun", "recipientVariables", "sendAt", "status", "jobId", "audience", "ratePerMinute", "pendingDeliveries", "enqueuedAt", "createdAt", "updatedAt")
        VALUES ${rows.join(', ')}
        ON CONFLICT ("projectId", "idempotencyKey") DO NOTHING
        RETURNING "id"`,
