@@ -7,6 +7,7 @@
  *   pnpm bench:delivery [--deliveries 100000] [--concurrency 4]       bulk: 500 users × 2 devices per send
  *   pnpm bench:delivery --mode one-user [--notifications 20000] [--clients 32]   one-user sends, drained by a stopped worker
  *   pnpm bench:delivery --mode latency [--rate 20] [--seconds 60] [--warmup 0]   paced sends: POST → emulator receipt
+ *   pnpm bench:delivery --mode broadcast [--devices 1000000]   a broadcast to all, then to a tag matching 10 %
  *
  * - bulk: the worker runs from the start (a cold start); the rate is deliveries/s from the first
  *   accepted send to the last message the emulator received.
@@ -27,6 +28,9 @@
  * 2,000,000 is the size docs/benchmarks.md reports. With `--history-fresh` the history is not analysed
  * and no mode analyses before measuring (statistics as a bulk just written leaves them; autovacuum
  * may analyse during the run).
+ * - broadcast: `--devices` devices seeded in Postgres (every tenth tagged `plan: pro`); the count of
+ *   the 10 % filter through the API, a broadcast to all (202 → first message at the emulator → last),
+ *   then one to the 10 % filter; the API's and the worker's RSS are sampled throughout.
  *
  * Every mode prints the worker's CPU per delivery (µs), its PostgreSQL statements per notification
  * and per delivery (counted in the worker process), and its RSS at start, peak and end.
@@ -65,6 +69,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '4' },
     rate: { type: 'string', default: '20' },
     seconds: { type: 'string', default: '60' },
+    devices: { type: 'string', default: '1000000' },
     warmup: { type: 'string', default: '0' },
     'worker-concurrency': { type: 'string' },
     'fcm-rate': { type: 'string', default: String(LIFTED_FCM_RATE) },
@@ -92,7 +97,7 @@ const shippedFlags = (script: string) => JSON.parse(readFileSync(join(ROOT, 'pac
 const flags = (given: string | undefined, script: string): string[] => (given ?? shippedFlags(script)).split(' ').filter(Boolean);
 const WORKER_NODE_FLAGS = flags(args['node-options'], 'start:worker');
 const API_NODE_FLAGS = flags(args['api-node-options'], 'start:api');
-if (!['bulk', 'one-user', 'latency'].includes(MODE!)) throw new Error(`--mode must be bulk, one-user or latency, not ${MODE}`);
+if (!['bulk', 'one-user', 'latency', 'broadcast'].includes(MODE!)) throw new Error(`--mode must be bulk, one-user, latency or broadcast, not ${MODE}`);
 const HISTORY = Number(args.history);
 /** The notifications of the history (all final): the run's own are counted beside them. */
 let historyNotifications = 0;
@@ -177,6 +182,7 @@ async function main() {
   let measured: Measured;
   if (MODE === 'bulk') measured = await bulk(ctx);
   else if (MODE === 'one-user') measured = await oneUser(ctx);
+  else if (MODE === 'broadcast') measured = await broadcastMode(ctx);
   else measured = await latency(ctx);
   report(measured);
   if (HISTORY > 0) await timeOverview(url, tenant.projectId, tenant.token);
@@ -332,6 +338,64 @@ async function bulk(s: Stack): Promise<Measured> {
       `worker RSS (MiB) by progress: ${rssAt.join(', ')}`,
       `worker CPU (ms) by progress: ${cpuAt.join(', ')} (from the first send)`,
       `progress (s):           first delivery after ${(firstAt / 1000).toFixed(2)}; each tenth of them after ${reachedAt.join(', ')}`,
+    ],
+  };
+}
+
+/** A broadcast to every seeded device, then one to a tag that every tenth device has. */
+async function broadcastMode(s: Stack): Promise<Measured> {
+  const n = Number(args.devices);
+  await s.db.query(
+    `INSERT INTO "Device" ("id", "projectId", "userId", "deviceToken", "provider", "platform", "tags", "createdAt", "updatedAt", "lastSeenAt")
+     SELECT gen_random_uuid(), $1::uuid, 'bc-' || (u / 2), 'fcm-token-bc-' || u || '-' || repeat('x', 120), 'fcm', CASE WHEN u % 2 = 0 THEN 'android' ELSE 'ios' END,
+            jsonb_build_object('plan', CASE WHEN u % 10 = 0 THEN 'pro' ELSE 'free' END), now(), now(), now()
+     FROM generate_series(1, $2::int) u`,
+    [s.tenant.projectId, n],
+  );
+  await s.db.query('VACUUM ANALYZE');
+  const pro = { field: 'tags.plan', op: 'eq', value: 'pro' };
+  const countStarted = Date.now();
+  const count = await api(s.url, 'POST', '/push/audience/count', { apiKey: s.tenant.apiKey, body: { filter: pro }, expect: 200 });
+  const countMs = Date.now() - countStarted;
+  const worker = await s.startWorker();
+  await sleep(1000);
+  console.log(`Herald delivery benchmark (broadcast): ${fmt(n)} devices seeded in Postgres; a broadcast to all of them, then one to the 10 % tagged plan=pro`);
+  const m = await meter(s, worker);
+  const apiRss = { peak: rssMiB(s.apiPid) };
+  const apiSampler = setInterval(() => (apiRss.peak = Math.max(apiRss.peak, rssMiB(s.apiPid))), 200);
+  const started = Date.now();
+  await api(s.url, 'POST', '/push/broadcast', { apiKey: s.tenant.apiKey, body: { templateId: s.tenant.templateId, variables: { order: '#1', name: 'there' }, audience: { all: true } }, expect: 202 });
+  const acceptedMs = Date.now() - started;
+  let firstAt = 0;
+  await waitForEmulator(s, n, worker, (accepted) => {
+    if (accepted > 0 && !firstAt) firstAt = Date.now() - started;
+  });
+  const seconds = (Date.now() - started) / 1000;
+  await waitForFinal(s.db, 1);
+  await s.emulator.clear();
+  const filteredStarted = Date.now();
+  await api(s.url, 'POST', '/push/broadcast', { apiKey: s.tenant.apiKey, body: { templateId: s.tenant.templateId, variables: { order: '#2', name: 'there' }, audience: { filter: pro } }, expect: 202 });
+  await waitForEmulator(s, count.devices, worker);
+  const filteredSeconds = (Date.now() - filteredStarted) / 1000;
+  await waitForFinal(s.db, 2);
+  clearInterval(apiSampler);
+  const { cpu, rss, statements, redisCommands } = await m.stop();
+  return {
+    title: 'broadcast (all)',
+    worker,
+    notifications: 2,
+    deliveries: n,
+    seconds,
+    rateLine: `${fmt(n / seconds)} deliveries/s (202 after ${acceptedMs} ms; first message at the emulator after ${(firstAt / 1000).toFixed(2)} s; last after ${seconds.toFixed(2)} s)`,
+    cpu,
+    statements,
+    redisCommands,
+    rss,
+    extra: [
+      `count of the 10 % filter: ${fmt(count.devices)} devices in ${countMs} ms (through the API)`,
+      `broadcast to the 10 % filter: ${fmt(count.devices)} deliveries in ${filteredSeconds.toFixed(2)} s (${fmt(count.devices / filteredSeconds)}/s)`,
+      `API RSS peak:           ${apiRss.peak.toFixed(0)} MiB`,
+      `(CPU, statements and Redis commands below cover both broadcasts: ${fmt(n + count.devices)} deliveries; "per delivery" divides by the first's ${fmt(n)})`,
     ],
   };
 }

@@ -1,3 +1,4 @@
+import { Prisma } from '@herald/db';
 import type { IsolationTable } from './types';
 
 const victimProject = (ids: Record<string, string>) => ({ projectId: ids.projectId });
@@ -19,6 +20,8 @@ export const audiencesTable: IsolationTable = {
     { name: '/push/users/attributes?projectId=victim', method: 'POST', path: () => '/push/users/attributes', query: victimProject, body: () => ({ users: [{ userId: 'victim-audience-user', timezone: 'Europe/Berlin' }] }), acceptsKey: true },
     { name: '/push/audience/count?projectId=victim', method: 'POST', path: () => '/push/audience/count', query: victimProject, body: () => ({ filter }), acceptsKey: true },
     { name: "/push/audience/count with the victim's segment", method: 'POST', path: () => '/push/audience/count', query: (ids) => ({ projectId: ids.strangerProjectId }), body: (ids) => ({ segmentId: ids.segmentId }), acceptsKey: true },
+    // A broadcast to the victim's segment from the stranger's own project: the segment is not found.
+    { name: "/push/broadcast to the victim's segment", method: 'POST', path: () => '/push/broadcast', query: (ids) => ({ projectId: ids.strangerProjectId }), body: (ids) => ({ audience: { segmentId: ids.segmentId }, templateId: ids.segmentId }), acceptsKey: true },
     { name: '/projects/{projectId}/segments', method: 'GET', path: (ids) => `/projects/${ids.projectId}/segments` },
     { name: '/projects/{projectId}/segments', method: 'POST', path: (ids) => `/projects/${ids.projectId}/segments`, body: () => ({ name: 'intruder', filter }) },
     { name: '/projects/{projectId}/segments/{segmentId}', method: 'GET', path: (ids) => `/projects/${ids.projectId}/segments/${ids.segmentId}` },
@@ -37,5 +40,6 @@ export const audiencesTable: IsolationTable = {
     const segment = await h.db.segment.findUniqueOrThrow({ where: { id: ids.segmentId } });
     expect(segment).toMatchObject({ projectId: ids.projectId, name: 'victim segment', filter });
     expect(await h.db.segment.count({ where: { projectId: ids.projectId } })).toBe(1);
+    expect(await h.db.notification.count({ where: { audience: { not: Prisma.DbNull }, projectId: { in: [ids.projectId, ids.strangerProjectId] } } })).toBe(0);
   },
 };

@@ -34,6 +34,8 @@ export const pushTable: IsolationTable = {
     { name: '/push/send?projectId=victim', method: 'POST', path: () => '/push/send', query: victimProject, body: (ids) => ({ userId: 'victim-user', templateId: ids.pushTemplateId }), acceptsKey: true },
     { name: "/push/send with the victim's template", method: 'POST', path: () => '/push/send', query: ownProject, body: (ids) => ({ userId: 'victim-user', templateId: ids.pushTemplateId }), acceptsKey: true },
     { name: '/push/send-bulk?projectId=victim', method: 'POST', path: () => '/push/send-bulk', query: victimProject, body: (ids) => ({ userIds: ['victim-user'], templateId: ids.pushTemplateId }), acceptsKey: true },
+    { name: '/push/broadcast?projectId=victim', method: 'POST', path: () => '/push/broadcast', query: victimProject, body: (ids) => ({ audience: { all: true }, templateId: ids.pushTemplateId }), acceptsKey: true },
+    { name: "/push/broadcast with the victim's template", method: 'POST', path: () => '/push/broadcast', query: ownProject, body: (ids) => ({ audience: { all: true }, templateId: ids.pushTemplateId }), acceptsKey: true },
     { name: '/push/notifications?projectId=victim', method: 'GET', path: () => '/push/notifications', query: victimProject, acceptsKey: true },
     { name: '/push/notifications/{id}?projectId=victim', method: 'GET', path: (ids) => `/push/notifications/${ids.notificationId}`, query: victimProject, acceptsKey: true },
     { name: '/push/notifications/{id} in the own project', method: 'GET', path: (ids) => `/push/notifications/${ids.notificationId}`, query: ownProject, acceptsKey: true },

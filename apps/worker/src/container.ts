@@ -7,6 +7,7 @@ import { closeDb, createDb, loadProviderCredentials, sqlPool, WebhookEvents, typ
 import { createMailer, type Mailer } from '@herald/mail';
 import { createRedisConnection, ProjectReads } from '@herald/project-state';
 import { ProviderPool } from '@herald/providers';
+import { FanOut } from './delivery/fan-out';
 import { DeliveryService, observers, type DeliveryObserver } from './delivery/delivery.service';
 import { OutcomeWriter } from './delivery/outcome-writer';
 import { ProjectContexts } from './delivery/project-context';
@@ -63,6 +64,8 @@ export interface WorkerContainer {
  * collection then costs more than the sends). Jobs may carry many notifications each.
  */
 const MAX_NOTIFICATIONS_IN_FLIGHT = 512;
+/** Devices a broadcast plans per page (one page job's deliveries), at most. */
+const FAN_OUT_PAGE_SIZE = 1000;
 
 /** Database connections of a worker: its delivery steps each run one statement at a time, a few at once; webhooks use their own share. */
 const DELIVERY_POOL_SIZE = 8;
@@ -148,6 +151,12 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
       await queue.addBulk(held.map((h) => heldDeliverJobFor(h.notificationId, h.dueAt)));
     },
     observe,
+    fanOut: new FanOut({
+      pool: sqlPool(db),
+      enqueue: async (job) => void (await queue.add(job.name, job.data, job.opts)),
+      pageSize: Math.min(FAN_OUT_PAGE_SIZE, Math.max(config.batchSize, 4 * 500)),
+      finished: (f) => observe.finished?.(f),
+    }),
   });
   const maintenance = {
     sweeper: new Sweeper({ queries: new LostWorkQueries(sqlPool(db)), queue, logger, observe }),

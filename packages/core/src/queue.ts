@@ -113,3 +113,16 @@ export const retentionJob = { name: 'purge', schedulerId: 'herald-retention', op
 
 /** Looks for webhook work whose job was lost (on the webhooks queue). */
 export const webhookSweepJob = { name: 'sweep', schedulerId: 'herald-webhook-sweeper', options: maintenanceOptions } as const;
+
+/**
+ * One page of a broadcast's fan-out: its planned deliveries, sent as a retry job is (claimed, then
+ * sent), on whichever worker takes it. Its id names the page (the last device id planned in it), so
+ * that a worker taking a fan-out over adds the last page's job again without doubling it.
+ */
+export const fanOutPageJobId = (notificationId: string, cursor: string) => `fanout-${notificationId}-${cursor}`;
+
+export const fanOutPageJobFor = (notificationId: string, deliveryIds: string[], cursor: string, delay = 0) => ({
+  name: retryJob.name,
+  data: { notificationId, deliveryIds } satisfies RetryJobData,
+  opts: { ...retryJob.options, jobId: fanOutPageJobId(notificationId, cursor), ...(delay > 0 ? { delay } : {}) },
+});

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { jsonBytes } from './bytes';
+import { audience } from './audiences';
 import { customerUserId } from './devices';
 import { uuid } from './ids';
 import { pushOptionsShape } from './push-options';
@@ -112,3 +113,23 @@ export const sendBulkBody = z
     },
     { when: () => true },
   );
+
+/** A broadcast's pace, at most (devices a minute). */
+export const MAX_BROADCAST_RATE_PER_MINUTE = 1_000_000;
+
+/** A broadcast: one template to every device of an audience (docs/audiences.md#send-to-an-audience). */
+export const broadcastBody = z.object({
+  templateId,
+  audience: audience.describe('Who receives it: exactly one of `{segmentId}`, `{filter}` or `{all: true}`'),
+  variables: variablesSchema.optional(),
+  imageUrl: imageUrl.optional(),
+  data: sendData.optional(),
+  ratePerMinute: z
+    .number({ error: 'ratePerMinute must be a number' })
+    .int('ratePerMinute must be an integer')
+    .min(1, 'ratePerMinute must be at least 1')
+    .max(MAX_BROADCAST_RATE_PER_MINUTE, `ratePerMinute must be at most ${MAX_BROADCAST_RATE_PER_MINUTE}`)
+    .optional()
+    .describe("Devices a minute at most; the project's FCM quota paces it too"),
+  ...sendExtras,
+});

@@ -139,6 +139,9 @@ describe('every operation, as documented', () => {
     expect(bulk.recipients).toBe(2);
     await p.waitForNotification(apiKey, send.notificationId);
     await p.waitForNotification(apiKey, bulk.notificationId);
+    const broadcast = (await api.post('/push/broadcast', { apiKey, body: { templateId: template.id, variables, audience: { all: true } } })).body;
+    expect(await p.waitForNotification(apiKey, broadcast.notificationId)).toMatchObject({ status: 'completed', progress: { fannedOut: true } });
+    expect((await api.get(`/push/notifications/${broadcast.notificationId}?deliveriesLimit=1`, { apiKey })).body.deliveries).toHaveLength(1);
     const delivered = (await api.get(`/push/notifications/${send.notificationId}`, { apiKey })).body;
     expect(delivered).toMatchObject({ status: 'completed', stats: { devices: 2, sent: 2 } });
     const bulkResult = (await api.get(`/push/notifications/${bulk.notificationId}`, jwt)).body;

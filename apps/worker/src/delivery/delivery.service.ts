@@ -3,6 +3,7 @@ import { chunk, dueByZone, isFinalStatus, mergePushOptions, readPushOptions, Tem
 import type { LoadedProvider } from '@herald/db';
 import type { PushProvider, TokenResult } from '@herald/providers';
 import { decide, providerDown, type Attempt, type Decision, type RetryPolicy } from './decide';
+import type { FanOut } from './fan-out';
 import { GroupCommit } from './group-commit';
 import { collapseIdOf, stringifyData, toPushMessage, type RenderedNotification } from './message';
 import type { NotificationOutcome, OutcomeWriter } from './outcome-writer';
@@ -30,6 +31,8 @@ export interface DeliveryDeps {
   /** Queues the delayed job of each moment a notification's deliveries were held for (local time, quiet hours). */
   enqueueHeld(held: { notificationId: string; dueAt: number }[]): Promise<void>;
   observe?: DeliveryObserver;
+  /** Plans broadcasts' audiences page by page (fan-out.ts). */
+  fanOut?: FanOut;
 }
 
 /** What a worker reports about delivery (metrics; hooks such as webhooks). */
@@ -207,6 +210,11 @@ export class DeliveryService {
     if (n.status === 'scheduled') {
       if (!(await this.deps.repository.start(n.id))) return;
       n = { ...n, status: 'queued' };
+    }
+    // A broadcast's deliver job plans its audience page by page; each page is sent by a job of its own.
+    if (n.audience && !work.deliveryIds) {
+      if (!this.deps.fanOut) throw new Error('This worker cannot fan out a broadcast');
+      return this.deps.fanOut.run(n);
     }
     const release = await this.recipients.acquire(work.deliveryIds?.length ?? n.recipients);
     try {

@@ -1,11 +1,11 @@
 import type { Pool } from 'pg';
-import type { DeliveredStatus, PushOptions, Timing, ZoneDue } from '@herald/core';
+import type { AudienceFilter, DeliveredStatus, PushOptions, Timing, ZoneDue } from '@herald/core';
 import { arrayLiteral, finalStatus, query, write } from './sql';
 
 /** The statements' texts, in one place: the EXPLAIN test (hot-path.explain.test.ts) plans the same ones. */
 export const DELIVERY_SQL = {
   load: `SELECT "id", "projectId", "templateId", "variables", "data", "imageUrl", "status"::text AS "status", cardinality("userIds") AS "recipients",
-         "options", "dataOnly", "dryRun", "recipientVariables", "timing", "createdAt"
+         "options", "dataOnly", "dryRun", "recipientVariables", "timing", "createdAt", "audience"
        FROM "Notification" WHERE "id" = ANY($1::uuid[])`,
   plan: `WITH input AS (
          SELECT * FROM unnest($1::uuid[], $2::text[]) AS i("id", "claimant")
@@ -159,6 +159,15 @@ export interface NotificationRow {
   /** Local time and quiet hours (docs/delivery.md#local-time-and-quiet-hours); null: every delivery goes when planned. */
   timing: Timing | null;
   createdAt: Date;
+  /** A broadcast's audience (null for a send to users): its devices are planned page by page (fan-out.ts). */
+  audience: BroadcastAudience | null;
+}
+
+/** A broadcast's audience as the API recorded it: a filter, or every device of the project. */
+export interface BroadcastAudience {
+  filter?: AudienceFilter;
+  segmentId?: string;
+  all?: true;
 }
 
 /**

@@ -70,6 +70,7 @@ export async function warmUpDelivery(options: WarmUpOptions): Promise<WarmUpResu
         recipientVariables: null,
         timing: null,
         createdAt: new Date(0),
+        audience: null,
       };
       const rendered = render(n, { template, templateOptions: {} });
       const size = Math.min(roundSize, messages - attempted);

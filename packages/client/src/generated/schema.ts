@@ -38,6 +38,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/push/broadcast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a templated push to every device of an audience: a segment, a filter, or all */
+        post: operations["postPushBroadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/push/notifications": {
         parameters: {
             query?: never;
@@ -62,7 +79,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Status, statistics and per-device deliveries of a notification */
+        /** Status, statistics and per-device deliveries of a notification (a broadcast's: its progress, and its deliveries a page at a time) */
         get: operations["getPushNotificationsByNotificationId"];
         put?: never;
         post?: never;
@@ -82,7 +99,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel a scheduled notification before it starts, or a local-time one before its last device is due
+         * Cancel a scheduled notification before it starts, a local-time one before its last device is due, or a broadcast until it ends
          * @description Cancels a notification sent with `sendAt` before its time: it is never delivered.
          */
         post: operations["postPushNotificationsByNotificationIdCancel"];
@@ -2060,6 +2077,23 @@ export interface components {
                 localTime: string;
             };
             stats: components["schemas"]["NotificationStats"];
+            /** @description A broadcast only: its audience as sent (`{segmentId, filter}`, `{filter}` or `{all: true}`) */
+            audience?: {
+                [key: string]: unknown;
+            };
+            /** @description A broadcast only: how far its fan-out has come */
+            progress?: {
+                /** @description Devices of the audience planned so far */
+                planned: number;
+                sent: number;
+                failed: number;
+                /** @description Planned and not yet sent or failed */
+                pending: number;
+                /** @description Every page of the audience is planned */
+                fannedOut: boolean;
+            };
+            /** @description Why it ended without deliveries (a broadcast whose audience matched no device) */
+            error?: string;
             /** @description A local-time or quiet-hours send: how many devices are (or were) due in each hour */
             schedule?: {
                 /**
@@ -2070,6 +2104,8 @@ export interface components {
                 devices: number;
             }[];
             engagement: components["schemas"]["EngagementFunnel"];
+            /** @description Paginated deliveries: the `deliveriesAfter` of the next page (null on the last page) */
+            nextDeliveriesAfter?: string | null;
             deliveries: components["schemas"]["Delivery"][];
         };
         NotificationStats: {
@@ -2108,6 +2144,23 @@ export interface components {
                 localTime: string;
             };
             stats: components["schemas"]["NotificationStats"];
+            /** @description A broadcast only: its audience as sent (`{segmentId, filter}`, `{filter}` or `{all: true}`) */
+            audience?: {
+                [key: string]: unknown;
+            };
+            /** @description A broadcast only: how far its fan-out has come */
+            progress?: {
+                /** @description Devices of the audience planned so far */
+                planned: number;
+                sent: number;
+                failed: number;
+                /** @description Planned and not yet sent or failed */
+                pending: number;
+                /** @description Every page of the audience is planned */
+                fannedOut: boolean;
+            };
+            /** @description Why it ended without deliveries (a broadcast whose audience matched no device) */
+            error?: string;
         };
         NotReady: {
             statusCode: number;
@@ -2716,6 +2769,161 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    postPushBroadcast: {
+        parameters: {
+            query?: {
+                /** @description The project. Required with a bearer token; with an API key the key's project is used (naming another project is a 403). */
+                projectId?: string;
+            };
+            header?: {
+                /** @description Any string up to 255 characters. The same key for the same project within 24 h answers the first response (same status, same `notificationId`) and sends nothing again, also under concurrent requests. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    templateId: string;
+                    /** @description Who receives it: exactly one of `{segmentId}`, `{filter}` or `{all: true}` */
+                    audience: {
+                        /** Format: uuid */
+                        segmentId?: string;
+                        filter?: components["schemas"]["AudienceFilter"];
+                        /** @constant */
+                        all?: true;
+                    };
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                    /** Format: uri */
+                    imageUrl?: string;
+                    data?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Devices a minute at most; the project's FCM quota paces it too */
+                    ratePerMinute?: number;
+                    /**
+                     * @description Delivery priority: Android `priority`, APNs `apns-priority` 10 / 5, Web Push `Urgency` high / normal
+                     * @enum {string}
+                     */
+                    priority?: "high" | "normal";
+                    /** @description Seconds FCM keeps the message while the device is offline (0: deliver now or drop): Android `ttl`, APNs `apns-expiration`, Web Push `TTL` */
+                    ttl?: number;
+                    /** @description Messages with the same key replace each other while undelivered: Android `collapse_key`, APNs `apns-collapse-id`, Web Push `Topic` */
+                    collapseKey?: string;
+                    /** @description Options for Android devices (FCM `android.notification`) */
+                    android?: {
+                        /** @description Android notification channel (Android 8+); the app must have created it */
+                        channelId?: string;
+                        /** @description Sound to play: `default`, or a sound resource of the app */
+                        sound?: string;
+                        /** @description A notification with the same tag replaces the earlier one in the drawer */
+                        tag?: string;
+                        /** @description Intent action started when the user taps the notification */
+                        clickAction?: string;
+                        /** @description Icon colour, `#rrggbb` */
+                        color?: string;
+                        /** @description Drawable resource of the small icon */
+                        icon?: string;
+                    };
+                    /** @description Options for iOS devices (APNs `aps` dictionary) */
+                    apns?: {
+                        /** @description Sound to play: `default`, or a sound file of the app bundle */
+                        sound?: string;
+                        /** @description Number on the app icon (0 clears it) */
+                        badge?: number;
+                        /** @description Notification category (its actions), as registered by the app */
+                        category?: string;
+                        /** @description Groups notifications into one thread */
+                        threadId?: string;
+                        /** @description Wake the app in the background (`content-available: 1`) */
+                        contentAvailable?: boolean;
+                        /** @description Let the app's notification service extension change the notification (`mutable-content: 1`) */
+                        mutableContent?: boolean;
+                    };
+                    /** @description Options for web devices */
+                    webpush?: {
+                        /**
+                         * Format: uri
+                         * @description Page opened when the user clicks the notification (https only)
+                         */
+                        link?: string;
+                        /**
+                         * @description Web Push `Urgency` header; overrides the one `priority` implies
+                         * @enum {string}
+                         */
+                        urgency?: "very-low" | "low" | "normal" | "high";
+                    };
+                    /** @description FCM's `fcm_options.analytics_label`: groups messages in FCM's delivery reports, and Herald's daily series per label (`GET /push/analytics-labels/{label}/engagement`) */
+                    analyticsLabel?: string;
+                    /** @description Send no notification block: the rendered title and body travel in `data` (`title`, `body`), with `content-available` on iOS, for the app to handle in the background */
+                    dataOnly?: boolean;
+                    /** @description Validate every message with FCM (`validate_only`) without delivering it: deliveries end `validated` or with the token's error, and no device is removed */
+                    dryRun?: boolean;
+                    /**
+                     * Format: date-time
+                     * @description Deliver at this time (at most 30 days ahead) instead of now; answered with status `scheduled`
+                     */
+                    sendAt?: string;
+                    /** @description Each device receives it at the next `localTime` in its own `timezone` (the project's `defaultTimezone` without one), within 24 hours */
+                    deliverAt?: {
+                        localTime: string;
+                    };
+                    /** @description Deliver even inside the project's quiet hours (as `priority: "high"` does) */
+                    ignoreQuietHours?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted into the delivery queue */
+            202: {
+                headers: {
+                    /** @description IETF draft-8: the remaining quota of this window, e.g. `"send";r=99;t=60` */
+                    RateLimit?: string;
+                    /** @description IETF draft-8: the policy, e.g. `"send";q=100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        notificationId: string;
+                        /**
+                         * @description `scheduled` for a send with `sendAt`
+                         * @enum {string}
+                         */
+                        status: "queued" | "scheduled";
+                        /**
+                         * Format: date-time
+                         * @description When a scheduled send will be delivered
+                         */
+                        sendAt?: string;
+                        /** @description A dry run only: the devices, users and devices per platform the audience holds now */
+                        audience?: {
+                            devices: number;
+                            users: number;
+                            byPlatform: {
+                                android: number;
+                                ios: number;
+                                web: number;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getPushNotifications: {
         parameters: {
             query?: {
@@ -2759,6 +2967,10 @@ export interface operations {
             query?: {
                 /** @description The project. Required with a bearer token; with an API key the key's project is used (naming another project is a 403). */
                 projectId?: string;
+                /** @description Deliveries per page, in device id order (default for a broadcast: 100; for any other send, all of them unless given) */
+                deliveriesLimit?: number;
+                /** @description The page after this device id: `nextDeliveriesAfter` of the previous page */
+                deliveriesAfter?: string;
             };
             header?: never;
             path: {

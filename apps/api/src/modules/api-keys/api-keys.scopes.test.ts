@@ -20,6 +20,7 @@ afterAll(() => h.close());
 const ROUTE_SCOPES: Record<string, ApiKeyScope | 'any'> = {
   'POST /push/send': 'send',
   'POST /push/send-bulk': 'send',
+  'POST /push/broadcast': 'send',
   'GET /push/notifications': 'notifications:read',
   'GET /push/notifications/{notificationId}': 'notifications:read',
   'POST /push/notifications/{notificationId}/cancel': 'send',

@@ -1,6 +1,6 @@
 import { AppError, deliveryHours, timingOf, type AudienceFilter } from '@herald/core';
 import { ProjectReads } from '@herald/project-state';
-import { audienceCountStatement, audienceSelectStatement, auditChanges, isUniqueViolation, sqlPool, toAudienceCount, writeAudit, type AuditSource, type Db, type Segment } from '@herald/db';
+import { audienceCountStatement, audienceSelectStatement, audienceWhere, auditChanges, isUniqueViolation, sqlPool, toAudienceCount, writeAudit, type AuditSource, type Db, type Segment } from '@herald/db';
 import type { Audience } from './audiences.schema';
 
 export const SEGMENT_NOT_FOUND = 'Segment not found';
@@ -15,6 +15,13 @@ const toSegment = (s: Segment) => ({
   createdAt: s.createdAt.toISOString(),
   updatedAt: s.updatedAt.toISOString(),
 });
+
+/** An audience with its filter (none: every device of the project), and what a broadcast records of it. */
+export interface ResolvedAudience {
+  recorded: Record<string, unknown>;
+  filter?: AudienceFilter;
+  path: string;
+}
 
 interface SegmentInput {
   name?: string;
@@ -81,19 +88,39 @@ export class AudiencesService {
    * them a local-time send accepted now would reach in each hour (docs/delivery.md#local-time-and-quiet-hours).
    */
   async count(projectId: string, audience: Audience & { deliverAt?: { localTime: string }; ignoreQuietHours?: boolean }) {
-    const filter = (audience.segmentId ? (await this.find(projectId, audience.segmentId)).filter : audience.filter) as AudienceFilter | undefined;
-    const options = { path: audience.segmentId ? 'segment.filter' : 'filter' };
-    const { rows } = await sqlPool(this.db).query(audienceCountStatement(projectId, filter, options));
-    const counted = toAudienceCount(rows[0]);
+    const resolved = await this.resolve(projectId, audience);
+    const counted = await this.countOf(projectId, resolved);
     if (!audience.deliverAt) return counted;
     const timing = timingOf({ localTime: audience.deliverAt.localTime, exempt: audience.ignoreQuietHours === true }, await new ProjectReads(sqlPool(this.db)).settings(projectId))!;
     // Devices per zone: the time arithmetic runs once per zone, not per device.
-    const select = audienceSelectStatement(projectId, filter, { ...options, columns: ['timezone'] });
+    const select = audienceSelectStatement(projectId, resolved.filter, { path: resolved.path, columns: ['timezone'] });
     const zones = await sqlPool(this.db).query<{ zone: string | null; devices: number }>({
       text: `SELECT s."timezone" AS "zone", count(*)::int AS "devices" FROM (${select.text}) s GROUP BY 1`,
       values: select.values,
     });
     return { ...counted, deliveryHours: deliveryHours(timing, zones.rows, Date.now()) };
+  }
+
+  /**
+   * An audience as a broadcast records it: a segment's filter is copied in (editing the segment later
+   * does not change a broadcast under way). A filter Postgres could not be given is a 400 here.
+   */
+  async resolve(projectId: string, audience: Audience): Promise<ResolvedAudience> {
+    if (audience.segmentId) {
+      const filter = (await this.find(projectId, audience.segmentId)).filter as unknown as AudienceFilter;
+      audienceWhere(projectId, filter, { path: 'segment.filter' });
+      return { recorded: { segmentId: audience.segmentId, filter }, filter, path: 'segment.filter' };
+    }
+    if (audience.filter) {
+      audienceWhere(projectId, audience.filter, { path: 'audience.filter' });
+      return { recorded: { filter: audience.filter }, filter: audience.filter, path: 'filter' };
+    }
+    return { recorded: { all: true }, path: 'filter' };
+  }
+
+  async countOf(projectId: string, audience: ResolvedAudience) {
+    const { rows } = await sqlPool(this.db).query(audienceCountStatement(projectId, audience.filter, { path: audience.path }));
+    return toAudienceCount(rows[0]);
   }
 
   private async find(projectId: string, segmentId: string) {

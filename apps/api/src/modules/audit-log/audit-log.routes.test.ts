@@ -115,6 +115,7 @@ const AUDITED: Record<string, Sample> = {
 const NOT_AUDITED: Record<string, string> = {
   'POST /push/send': 'sending: the notification itself is the record (only a cancel is audited)',
   'POST /push/send-bulk': 'sending: the notification itself is the record',
+  'POST /push/broadcast': 'sending: the notification itself is the record (only a cancel is audited)',
   'POST /push/register-device': 'device data written by the customer backend, not a change to the project',
   'POST /push/unregister-device': 'device data written by the customer backend',
   'POST /push/users/attributes': 'device data written by the customer backend',

@@ -27,6 +27,9 @@ export interface Draft {
   jobId?: string;
   /** Local time and quiet hours, fixed now (null: every delivery when planned). */
   timing: Timing | null;
+  /** A broadcast: its audience as sent (a segment's filter copied in), and its pace. */
+  audience?: Record<string, unknown>;
+  ratePerMinute?: number;
 }
 
 /** A scheduled send due beyond SCHEDULE_AHEAD_MS: written without a job, which the worker's sweeper queues nearer the time. */
@@ -120,7 +123,8 @@ export class Admissions {
   private async admitBatch(drafts: readonly Draft[]): Promise<(Admission | Error)[]> {
     // Sends due now that are admitted together share deliver jobs (their rows name the job): a worker
     // pays a job's fixed cost once for all of them. A scheduled send keeps a delayed job of its own.
-    const now = drafts.filter((d) => !d.sendAt);
+    // A broadcast keeps its own job: its fan-out is long, and is taken over by its job id.
+    const now = drafts.filter((d) => !d.sendAt && !d.audience);
     if (now.length > 1) {
       for (const group of chunk(now, MAX_NOTIFICATIONS_PER_JOB)) {
         const jobId = sharedDeliverJobId();
@@ -206,14 +210,18 @@ export class Admissions {
         d.jobId ?? null,
         json(d.timing ?? undefined),
         !queuedLater(d, now),
+        json(d.audience),
+        d.ratePerMinute ?? null,
+        // A broadcast holds one pending delivery for its fan-out until every page is planned.
+        d.audience ? 1 : 0,
       );
       const $ = (i: number) => `$${at + i}`;
-      return `(${$(1)}::uuid, ${$(2)}::uuid, ${$(3)}::uuid, ${$(4)}::text[], ${$(5)}::jsonb, ${$(6)}::jsonb, ${$(7)}, ${$(8)}::int, ${$(9)}::boolean, ${$(10)}, ${$(11)}::jsonb, ${$(12)}::boolean, ${$(13)}::boolean, ${$(14)}::jsonb, ${$(15)}::timestamptz, ${$(16)}::"NotificationStatus", ${$(17)}, ${$(18)}::jsonb, CASE WHEN ${$(19)}::boolean THEN now() END, now(), now())`;
+      return `(${$(1)}::uuid, ${$(2)}::uuid, ${$(3)}::uuid, ${$(4)}::text[], ${$(5)}::jsonb, ${$(6)}::jsonb, ${$(7)}, ${$(8)}::int, ${$(9)}::boolean, ${$(10)}, ${$(11)}::jsonb, ${$(12)}::boolean, ${$(13)}::boolean, ${$(14)}::jsonb, ${$(15)}::timestamptz, ${$(16)}::"NotificationStatus", ${$(17)}, ${$(18)}::jsonb, CASE WHEN ${$(19)}::boolean THEN now() END, ${$(20)}::jsonb, ${$(21)}::int, ${$(22)}::int, now(), now())`;
     });
     const { rows: inserted } = await this.pool.query<{ id: string }>({
       name: drafts.length <= PREPARED_UP_TO_ROWS ? `herald_admit_${drafts.length}` : undefined,
       text: `INSERT INTO "Notification" ("id", "projectId", "templateId", "userIds", "variables", "data", "imageUrl", "recipients", "bulk", "idempotencyKey",
-         "options", "dataOnly", "dryRun", "recipientVariables", "sendAt", "status", "jobId", "timing", "enqueuedAt", "createdAt", "updatedAt")
+         "options", "dataOnly", "dryRun", "recipientVariables", "sendAt", "status", "jobId", "timing", "enqueuedAt", "audience", "ratePerMinute", "pendingDeliveries", "createdAt", "updatedAt")
        VALUES ${rows.join(', ')}
        ON CONFLICT ("projectId", "idempotencyKey") DO NOTHING
        RETURNING "id"`,

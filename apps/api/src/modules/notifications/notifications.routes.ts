@@ -4,14 +4,16 @@ import type { ApiContainer } from '../../container';
 import { defineRoute, reply, type RouteDefinition } from '../../http/define-route';
 import { uuid } from '@herald/schemas';
 import { pageResponse } from '../../http/pagination';
-import { acceptedBulkResponse, acceptedResponse, listQuery, notificationResponse, notificationSummary, projectQuery, sendBody, sendBulkBody, sendHeaders } from './notifications.schema';
+import { AudiencesService } from '../audiences/audiences.service';
+import { acceptedBroadcastResponse, broadcastBody, acceptedBulkResponse, acceptedResponse, getQuery, listQuery, notificationResponse, notificationSummary, projectQuery, sendBody, sendBulkBody, sendHeaders } from './notifications.schema';
 import { NotificationService, type SendInput } from './notifications.service';
 
 type SendBody = z.infer<typeof sendBody>;
 type BulkBody = z.infer<typeof sendBulkBody>;
+type BroadcastBody = z.infer<typeof broadcastBody>;
 
 /** The service's input from a send's body: the options gathered, the recipients named one way. */
-function sendInput(body: SendBody | BulkBody, recipients: SendInput['recipients'], bulk: boolean, personalised = false): SendInput {
+function sendInput(body: SendBody | BulkBody | BroadcastBody, recipients: SendInput['recipients'], bulk: boolean, personalised = false): SendInput {
   const { priority, ttl, collapseKey, android, apns, webpush, analyticsLabel } = body;
   return {
     recipients,
@@ -32,6 +34,7 @@ function sendInput(body: SendBody | BulkBody, recipients: SendInput['recipients'
 
 export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
   const notifications = new NotificationService(c.db, c.queue, c.webhookEvents, c.config.scheduledPerProject);
+  const audiences = new AudiencesService(c.db);
   const tags = ['Sending'];
 
   return [
@@ -85,6 +88,32 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
     ),
     defineRoute(
       {
+        method: 'post',
+        path: '/push/broadcast',
+        summary: 'Send a templated push to every device of an audience: a segment, a filter, or all',
+        keepsProjectCache: true,
+        tags,
+        auth: 'keyOrJwt',
+        scope: 'send',
+        query: projectQuery,
+        body: broadcastBody,
+        project: { from: 'query', state: true },
+        headers: sendHeaders,
+        rateLimit: { name: 'send-bulk', per: 'credential' },
+        limits: ['project-send'],
+        status: 202,
+        response: acceptedBroadcastResponse,
+      },
+      async ({ project, projectState, body, headers, limit }) => {
+        await limit('project-send', project.id);
+        const audience = await audiences.resolve(project.id, body.audience);
+        const accepted = await notifications.send(projectState, sendInput(body, [], false), headers['Idempotency-Key'], { audience: audience.recorded, ratePerMinute: body.ratePerMinute });
+        // A dry run answers what the audience holds now, as the count does.
+        return reply(202, body.dryRun ? { ...accepted, audience: await audiences.countOf(project.id, audience) } : accepted);
+      },
+    ),
+    defineRoute(
+      {
         method: 'get',
         path: '/push/notifications',
         summary: 'List notifications, newest first',
@@ -101,22 +130,22 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
       {
         method: 'get',
         path: '/push/notifications/:notificationId',
-        summary: 'Status, statistics and per-device deliveries of a notification',
+        summary: "Status, statistics and per-device deliveries of a notification (a broadcast's: its progress, and its deliveries a page at a time)",
         tags,
         auth: 'keyOrJwt',
         scope: 'notifications:read',
         params: z.object({ notificationId: uuid('notificationId') }),
-        query: projectQuery,
+        query: getQuery,
         project: { from: 'query' },
         response: notificationResponse,
       },
-      ({ project, params }) => notifications.get(project.id, params.notificationId),
+      ({ project, params, query }) => notifications.get(project.id, params.notificationId, query),
     ),
     defineRoute(
       {
         method: 'post',
         path: '/push/notifications/:notificationId/cancel',
-        summary: 'Cancel a scheduled notification before it starts, or a local-time one before its last device is due',
+        summary: 'Cancel a scheduled notification before it starts, a local-time one before its last device is due, or a broadcast until it ends',
         tags,
         auth: 'keyOrJwt',
         scope: 'send',

@@ -5,9 +5,25 @@ import { engagementFunnel } from '../engagement/engagement.schema';
 import { paginationQuery } from '../../http/pagination';
 
 // The request bodies, which the dashboard validates with too, are defined in @herald/schemas.
-export { MAX_SCHEDULE_DAYS, sendBody, sendBulkBody } from '@herald/schemas';
+export { broadcastBody, MAX_SCHEDULE_DAYS, sendBody, sendBulkBody } from '@herald/schemas';
 
 export const projectQuery = z.object({ projectId: uuid('projectId').optional() });
+
+/** A broadcast's deliveries come a page at a time (any notification's, when asked). */
+export const MAX_DELIVERIES_PAGE = 1000;
+export const DEFAULT_BROADCAST_DELIVERIES = 100;
+
+export const getQuery = z.object({
+  projectId: uuid('projectId').optional(),
+  deliveriesLimit: z.coerce
+    .number({ error: 'deliveriesLimit must be an integer' })
+    .int('deliveriesLimit must be an integer')
+    .min(1, 'deliveriesLimit must be at least 1')
+    .max(MAX_DELIVERIES_PAGE, `deliveriesLimit must be at most ${MAX_DELIVERIES_PAGE}`)
+    .optional()
+    .describe(`Deliveries per page, in device id order (default for a broadcast: ${DEFAULT_BROADCAST_DELIVERIES}; for any other send, all of them unless given)`),
+  deliveriesAfter: uuid('deliveriesAfter').optional().describe('The page after this device id: `nextDeliveriesAfter` of the previous page'),
+});
 
 export const listQuery = z.object({ projectId: uuid('projectId').optional(), ...paginationQuery });
 
@@ -29,6 +45,12 @@ export const acceptedResponse = z.object({
   sendAt: z.iso.datetime().optional().describe('When a scheduled send will be delivered'),
 });
 export const acceptedBulkResponse = acceptedResponse.extend({ recipients: z.number().int() });
+export const acceptedBroadcastResponse = acceptedResponse.extend({
+  audience: z
+    .object({ devices: z.number().int(), users: z.number().int(), byPlatform: z.object({ android: z.number().int(), ios: z.number().int(), web: z.number().int() }) })
+    .optional()
+    .describe('A dry run only: the devices, users and devices per platform the audience holds now'),
+});
 
 const stats = notificationStats.extend({
   held: z.number().int().optional().describe('A local-time or quiet-hours send: deliveries held for their local time or until quiet hours end (counted in `devices`, not yet sent)'),
@@ -45,6 +67,18 @@ export const notificationSummary = z.object({
   dryRun: z.literal(true).optional().describe('Present for a dry run: `stats.sent` counts the messages FCM validated'),
   deliverAt: z.object({ localTime: z.string() }).optional().describe('A local-time send: each device at this time in its own zone'),
   stats,
+  audience: z.record(z.string(), z.unknown()).optional().describe('A broadcast only: its audience as sent (`{segmentId, filter}`, `{filter}` or `{all: true}`)'),
+  progress: z
+    .object({
+      planned: z.number().int().describe('Devices of the audience planned so far'),
+      sent: z.number().int(),
+      failed: z.number().int(),
+      pending: z.number().int().describe('Planned and not yet sent or failed'),
+      fannedOut: z.boolean().describe('Every page of the audience is planned'),
+    })
+    .optional()
+    .describe('A broadcast only: how far its fan-out has come'),
+  error: z.string().optional().describe('Why it ended without deliveries (a broadcast whose audience matched no device)'),
 });
 
 export const notificationResponse = notificationSummary.extend({
@@ -53,6 +87,7 @@ export const notificationResponse = notificationSummary.extend({
     .optional()
     .describe('A local-time or quiet-hours send: how many devices are (or were) due in each hour'),
   engagement: engagementFunnel,
+  nextDeliveriesAfter: z.uuid().nullable().optional().describe('Paginated deliveries: the `deliveriesAfter` of the next page (null on the last page)'),
   deliveries: z.array(
     z.object({
       userId: z.string(),

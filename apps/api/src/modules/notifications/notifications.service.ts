@@ -4,9 +4,9 @@ import { notificationEvent, writeAudit, type AuditSource, type Db, type Notifica
 import { page } from '../../http/pagination';
 import { funnelOf, NO_ENGAGEMENT } from '../engagement/engagement.funnel';
 import type { ProjectSnapshot } from '../../project-cache/project-cache';
-import { Admissions, draftOf } from './notifications.admission';
+import { Admissions, draftOf, type Draft } from './notifications.admission';
 import { precheck, scheduleTime } from './notifications.checks';
-import type { SendInput } from './notifications.schema';
+import { DEFAULT_BROADCAST_DELIVERIES, type SendInput } from './notifications.schema';
 import { NOTIFICATION_READ_SQL } from './notifications.sql';
 
 /** A delivery as a notification's read finds it: settled, or held for its moment. */
@@ -31,6 +31,8 @@ export const NOTIFICATION_NOT_FOUND = 'Notification not found';
 export const NOT_SCHEDULED = 'Only a scheduled notification can be canceled';
 export const tooManyScheduled = (max: number) => `The project has ${max} scheduled notifications, the most it may hold: cancel some, or wait until they are sent`;
 
+export const BROADCAST_ENDED = 'A broadcast can be canceled only until it ends';
+
 /** The answer to a send, the same when it is replayed for its Idempotency-Key. */
 const accepted = (n: Pick<Notification, 'id' | 'bulk' | 'recipients' | 'sendAt'>) => ({
   notificationId: n.id,
@@ -40,7 +42,7 @@ const accepted = (n: Pick<Notification, 'id' | 'bulk' | 'recipients' | 'sendAt'>
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-type SummaryFields = 'id' | 'status' | 'templateId' | 'createdAt' | 'completedAt' | 'recipients' | 'devices' | 'sent' | 'failed' | 'invalidTokensRemoved' | 'sendAt' | 'dryRun' | 'timing' | 'defaultZoneDevices';
+type SummaryFields = 'id' | 'status' | 'templateId' | 'createdAt' | 'completedAt' | 'recipients' | 'devices' | 'sent' | 'failed' | 'invalidTokensRemoved' | 'sendAt' | 'dryRun' | 'timing' | 'defaultZoneDevices' | 'audience' | 'error' | 'pendingDeliveries' | 'fannedOut';
 
 const timingOfRow = (n: Pick<Notification, 'timing'>) => n.timing as Timing | null;
 
@@ -65,6 +67,8 @@ const toSummary = (n: Pick<Notification, SummaryFields>, held = 0) => {
     ...(n.sendAt ? { sendAt: n.sendAt.toISOString() } : {}),
     ...(n.dryRun ? { dryRun: true as const } : {}),
     ...(localTime ? { deliverAt: { localTime } } : {}),
+    ...(n.audience !== null ? { audience: n.audience as Record<string, unknown>, progress: progressOf(n) } : {}),
+    ...(n.error ? { error: n.error } : {}),
   };
 };
 
@@ -75,6 +79,17 @@ const toDelivery = (status: Notification['status'], { notBefore, ...d }: { statu
   // Only for deliveries timed by local time or quiet hours.
   ...(notBefore ? { notBefore: notBefore.toISOString() } : {}),
 });
+
+/** A broadcast's fan-out so far; until every page is planned, one pending delivery stands for the fan-out itself. */
+const progressOf = (n: Pick<Notification, 'devices' | 'sent' | 'failed' | 'pendingDeliveries' | 'fannedOut' | 'status'>) => ({
+  planned: n.devices,
+  sent: n.sent,
+  failed: n.failed,
+  pending: Math.max(0, n.pendingDeliveries - (n.fannedOut || isFinalStatus(n.status) ? 0 : 1)),
+  fannedOut: n.fannedOut,
+});
+
+const DELIVERY_FIELDS = { userId: true, deviceId: true, platform: true, status: true, providerConfigId: true, providerMessageId: true, error: true, possiblyDelivered: true } as const;
 
 /**
  * The template's analytics label written into a send that names none: the label FCM gets and the one
@@ -108,8 +123,8 @@ export class NotificationService {
     this.admissions = new Admissions(db, queue);
   }
 
-  /** Checks a send against the project's state, then admits it. */
-  async send(state: ProjectSnapshot, input: SendInput, idempotencyKey?: string) {
+  /** Checks a send against the project's state, then admits it. `broadcast`: its audience and pace. */
+  async send(state: ProjectSnapshot, input: SendInput, idempotencyKey?: string, broadcast?: Pick<Draft, 'audience' | 'ratePerMinute'>) {
     const { projectId } = state;
     if (idempotencyKey) {
       const replay = await this.replay(projectId, idempotencyKey);
@@ -120,7 +135,9 @@ export class NotificationService {
     const template = await precheck(state, input);
     if (sendAt) await this.checkScheduledRoom(projectId);
     const labelled = await withTemplateLabel(state, input);
-    const draft = draftOf(projectId, labelled, sendAt, idempotencyKey, (vars) => template.used(vars), await this.timing(state, labelled));
+    // A broadcast is not timed by local time or quiet hours (yet): its pages are sent as they are planned.
+    const timing = broadcast ? null : await this.timing(state, labelled);
+    const draft = { ...draftOf(projectId, labelled, sendAt, idempotencyKey, (vars) => template.used(vars), timing), ...broadcast };
     if ((await this.admissions.admit(draft)) === 'duplicate') {
       // The same key raced us: the first request wins and this one answers like it.
       const replay = await this.replay(projectId, idempotencyKey!);
@@ -169,13 +186,14 @@ export class NotificationService {
     const count = await this.db.$transaction(async (tx) => {
       const [before] = await tx.$queryRaw<{ status: string }[]>`
         SELECT "status"::text AS "status" FROM "Notification" WHERE "id" = ${id}::uuid AND "projectId" = ${projectId}::uuid FOR UPDATE`;
-      // A local-time (or quiet-hours) notification being delivered can be canceled while a delivery is
+      // A broadcast is canceled until it ends: its pages not yet sent are not sent (docs/audiences.md). A
+      // local-time (or quiet-hours) notification being delivered can be canceled while a delivery is
       // still held: what was sent stays sent, the held ones are never sent.
       const canceled = await tx.$executeRaw`
         UPDATE "Notification" n SET "status" = 'canceled', "completedAt" = now(), "updatedAt" = now()
         WHERE n."id" = ${id}::uuid AND n."projectId" = ${projectId}::uuid
-          AND (n."status" = 'scheduled' OR (n."status" IN ('queued', 'processing') AND n."timing" IS NOT NULL AND EXISTS (
-            SELECT 1 FROM "Delivery" d WHERE d."notificationId" = n."id" AND d."status" = 'pending' AND d."notBefore" > now())))`;
+          AND (n."status" = 'scheduled' OR (n."status" IN ('queued', 'processing') AND (n."audience" IS NOT NULL OR (n."timing" IS NOT NULL AND EXISTS (
+            SELECT 1 FROM "Delivery" d WHERE d."notificationId" = n."id" AND d."status" = 'pending' AND d."notBefore" > now())))))`;
       if (canceled) {
         await writeAudit(tx, source, { projectId, action: 'notification.canceled', target: { type: 'notification', id }, changes: { status: { before: before?.status, after: 'canceled' } } });
       }
@@ -183,7 +201,7 @@ export class NotificationService {
     });
     const n = await this.db.notification.findFirst({ where: { id, projectId } });
     if (!n) throw AppError.notFound(NOTIFICATION_NOT_FOUND);
-    if (!count) throw AppError.conflict(`${NOT_SCHEDULED} (this one is ${n.status})`);
+    if (!count) throw AppError.conflict(n.audience !== null ? `${BROADCAST_ENDED} (this one is ${n.status})` : `${NOT_SCHEDULED} (this one is ${n.status})`);
     // The delayed jobs would find the notification canceled and do nothing; removing them spares that.
     const held = await this.db.$queryRaw<{ due: bigint }[]>`
       SELECT DISTINCT (extract(epoch FROM "nextAttemptAt") * 1000)::bigint AS "due" FROM "Delivery"
@@ -201,21 +219,35 @@ export class NotificationService {
     return toSummary(n);
   }
 
-  async get(projectId: string, id: string) {
+  /**
+   * A notification with its deliveries. A broadcast's (or any, when asked) come a page at a time in
+   * device id order, read on the (notification, device) index: as fast at a million deliveries as at ten.
+   */
+  async get(projectId: string, id: string, q: { deliveriesLimit?: number; deliveriesAfter?: string } = {}) {
     const [n] = await this.db.$queryRawUnsafe<Pick<Notification, SummaryFields>[]>(NOTIFICATION_READ_SQL.notification, id, projectId);
     if (!n) throw AppError.notFound(NOTIFICATION_NOT_FOUND);
-    const rows = await this.db.$queryRawUnsafe<DeliveryView[]>(NOTIFICATION_READ_SQL.deliveries, id);
     const engagement = await this.db.notificationEngagement.findUnique({ where: { notificationId: id }, select: { received: true, opened: true, clicked: true, dismissed: true } });
-    const now = Date.now();
-    // A pending row whose moment has come is being sent: it shows once it has its outcome.
-    const deliveries = rows.filter((d) => d.status !== 'pending' || n.status === 'canceled' || d.notBefore!.getTime() > now).map((d) => toDelivery(n.status, d));
-    const held = n.status === 'canceled' ? 0 : deliveries.filter((d) => d.status === 'held').length;
-    return {
-      ...toSummary(n, held),
+    const extras = {
       ...(n.timing ? { schedule: await this.schedule(id) } : {}),
       engagement: funnelOf(engagement ?? NO_ENGAGEMENT, n.dryRun ? 0 : n.sent),
-      deliveries,
     };
+    const limit = q.deliveriesLimit ?? (n.audience !== null || q.deliveriesAfter ? DEFAULT_BROADCAST_DELIVERIES : undefined);
+    if (limit === undefined) {
+      const rows = await this.db.$queryRawUnsafe<DeliveryView[]>(NOTIFICATION_READ_SQL.deliveries, id);
+      const now = Date.now();
+      // A pending row whose moment has come is being sent: it shows once it has its outcome.
+      const deliveries = rows.filter((d) => d.status !== 'pending' || n.status === 'canceled' || d.notBefore!.getTime() > now).map((d) => toDelivery(n.status, d));
+      const held = n.status === 'canceled' ? 0 : deliveries.filter((d) => d.status === 'held').length;
+      return { ...toSummary(n, held), ...extras, deliveries };
+    }
+    const rows = await this.db.delivery.findMany({
+      where: { notificationId: id, status: { not: 'pending' }, deviceId: q.deliveriesAfter ? { gt: q.deliveriesAfter } : { not: null } },
+      orderBy: { deviceId: 'asc' },
+      take: limit + 1,
+      select: DELIVERY_FIELDS,
+    });
+    const deliveries = rows.slice(0, limit);
+    return { ...toSummary(n), ...extras, deliveries, nextDeliveriesAfter: rows.length > limit ? deliveries[limit - 1].deviceId : null };
   }
 
   /** How many of a timed notification's devices are (or were) due in each hour. */
