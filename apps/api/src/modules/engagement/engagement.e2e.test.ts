@@ -27,14 +27,16 @@ it('a delivered send: its label reaches FCM, and events reported for its deliver
   expect(sent.response.status).toBe(202);
   const notificationId = sent.data!.notificationId;
   await waitUntil(async () => (await p.h.db.notification.findUniqueOrThrow({ where: { id: notificationId } })).status === 'completed', 20_000, 'the notification to complete');
+  // Each message carries its delivery's id in `data.herald_delivery_id`: what the app reports back.
+  const ids: string[] = [];
   for (const token of tokens) {
     const [received] = p.emulator.received({ token });
     expect(received.message.fcm_options).toEqual({ analytics_label: 'spring_sale-2026' });
+    ids.push((received.message.data as Record<string, string>).herald_delivery_id);
   }
-
-  // What an app would read from `data.herald_delivery_id` (the deliveries' ids, as Herald keeps them).
-  const deliveries = await p.h.db.delivery.findMany({ where: { notificationId }, orderBy: { id: 'asc' }, select: { id: true } });
-  const [a, b] = deliveries.map((d) => d.id);
+  const deliveries = await p.h.db.delivery.findMany({ where: { notificationId }, select: { id: true } });
+  expect([...ids].sort()).toEqual(deliveries.map((d) => d.id).sort());
+  const [a, b] = ids;
   const events = [
     { deliveryId: a, type: 'received' as const },
     { deliveryId: a, type: 'opened' as const },
