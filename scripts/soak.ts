@@ -112,12 +112,17 @@ async function main() {
   const deadline = Date.now() + 180_000;
   let open = accepted.length;
   while (Date.now() < deadline) {
-    open = await p.h.db.notification.count({ where: { id: { in: accepted }, status: { in: ['queued', 'processing'] } } });
+    // One array parameter: a 30-minute soak accepts more ids than a statement may have parameters.
+    const [{ n }] = await p.h.db.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS "n" FROM "Notification" WHERE "id" = ANY(${accepted}::uuid[]) AND "status" IN ('queued', 'processing')`;
+    open = n;
     if (!open) break;
     await sleep(1000);
   }
-  const rows = await p.h.db.delivery.findMany({ where: { notificationId: { in: accepted } }, select: { id: true, status: true, possiblyDelivered: true } });
-  const notifications = await p.h.db.notification.findMany({ where: { id: { in: accepted } }, select: { createdAt: true, completedAt: true } });
+  const rows = await p.h.db.$queryRaw<{ id: string; status: string; possiblyDelivered: boolean }[]>`
+    SELECT "id", "status"::text AS "status", "possiblyDelivered" FROM "Delivery" WHERE "notificationId" = ANY(${accepted}::uuid[])`;
+  const notifications = await p.h.db.$queryRaw<{ createdAt: Date; completedAt: Date | null }[]>`
+    SELECT "createdAt", "completedAt" FROM "Notification" WHERE "id" = ANY(${accepted}::uuid[])`;
   const received = new Map<string, number>();
   for (const m of p.emulator.received()) {
     const id = (m.message as { data?: Record<string, string> }).data?.herald_delivery_id;
