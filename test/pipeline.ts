@@ -74,7 +74,8 @@ function spawnService(entry: string, env: Record<string, string>, readyText: str
   };
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  // 'close', not 'exit': by then everything the process wrote has been read into `output`.
+  const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
   return {
     child,
     output,

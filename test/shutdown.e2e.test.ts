@@ -20,7 +20,10 @@ describe('stopping the processes', () => {
 
   const stopsCleanly = async (service: ServiceProcess, name: string) => {
     expect(await sessionsNamed(observer, name)).toBeGreaterThan(0);
-    expect(await service.stop('SIGTERM')).toBe(0);
+    const code = await service.stop('SIGTERM');
+    // On failure, how it ended (a signal, say) and what it said last.
+    const ended = code === 0 ? '' : `exit ${code}, signal ${service.child.signalCode}:\n${service.output.join('').slice(-3000)}`;
+    expect({ code, ended }).toEqual({ code: 0, ended: '' });
     await sessionsGone(observer, name);
     expect(await sessionsNamed(observer, name)).toBe(0);
     const said = service.output.join('');
