@@ -77,3 +77,36 @@ it("a send without a label carries its template's; one with neither carries none
     expect(p.emulator.received({ token: deviceToken })[0].message.fcm_options).toEqual(expected);
   }
 });
+
+it('with deliveryIdInData off, messages carry no herald_delivery_id (the collapse id stays), and on again they do', async () => {
+  const t = await p.project(undefined, { title: 'Hello', body: 'Hi', data: { screen: 'inbox' } } as never);
+  const settings = (deliveryIdInData: boolean) => p.h.put(`/projects/${t.project.id}/settings`, { token: t.owner.accessToken, body: { deliveryIdInData } });
+  const sendOne = async () => {
+    const userId = unique('cust');
+    const deviceToken = unique('tok');
+    await p.registerDevices(t.apiKey.key, [{ userId, deviceToken, platform: 'android' }]);
+    const res = await p.h.post('/push/send', { apiKey: t.apiKey.key, body: { userId, templateId: t.templateId } });
+    expect(res.status).toBe(202);
+    await p.waitForNotification(t.apiKey.key, res.body.notificationId);
+    const [received] = p.emulator.received({ token: deviceToken });
+    return { notificationId: res.body.notificationId as string, message: received.message as { data?: Record<string, string>; android?: { notification?: { tag?: string } } } };
+  };
+
+  // On by default; the worker now holds the project's context, which the change below must replace.
+  const before = await sendOne();
+  expect(before.message.data).toEqual({ screen: 'inbox', herald_delivery_id: expect.any(String) });
+
+  expect((await settings(false)).body).toMatchObject({ deliveryIdInData: false });
+  const off = await sendOne();
+  expect(off.message.data).toEqual({ screen: 'inbox' });
+  expect(off.message.android?.notification?.tag).toBe(off.notificationId.replaceAll('-', ''));
+  // The backend can still report events with the ids it reads from the notification's deliveries.
+  const [delivery] = (await p.h.get(`/push/notifications/${off.notificationId}/events`, { apiKey: t.apiKey.key })).body as { id: string }[];
+  const reported = await p.h.post('/push/events', { apiKey: t.apiKey.key, body: { events: [{ deliveryId: delivery.id, type: 'opened' }] } });
+  expect(reported.body).toMatchObject({ accepted: [{ index: 0, deliveryId: delivery.id, duplicate: false }], refused: [] });
+
+  expect((await settings(true)).body).toMatchObject({ deliveryIdInData: true });
+  const on = await sendOne();
+  const [row] = await p.h.db.delivery.findMany({ where: { notificationId: on.notificationId }, select: { id: true } });
+  expect(on.message.data).toEqual({ screen: 'inbox', herald_delivery_id: row.id });
+});
