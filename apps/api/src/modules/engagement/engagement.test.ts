@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { createHeraldClient, reportEvents } from '@herald/client';
 import { startApi, tenant, type Harness, type Tenant } from '@herald/testing';
 import { deliveredNotification, today } from './test-helpers/delivered';
 
@@ -73,6 +75,22 @@ describe('POST /push/events', () => {
     expect(res.status).toBe(200);
     expect(res.body.accepted).toHaveLength(1000);
     expect(await funnelOf(n.notificationId)).toMatchObject({ received: 250, opened: 250, clicked: 250, dismissed: 250, rates: { opened: 1 } });
+  });
+
+  it("@herald/client's reportEvents splits over 1,000 events into requests and answers each by its position", async () => {
+    const n = await deliveredNotification(h, t.project.id, { sent: 2 });
+    const [a, b] = n.sentIds;
+    const unknown = Array.from({ length: 999 }, () => ({ deliveryId: randomUUID(), type: 'opened' as const }));
+    // 1,002 events: the second request holds the last two, one of them a repeat of the first event.
+    const events = [{ deliveryId: a, type: 'opened' as const }, ...unknown, { deliveryId: b, type: 'clicked' as const }, { deliveryId: a, type: 'opened' as const }];
+    const result = await reportEvents(createHeraldClient({ baseUrl: h.url, apiKey: t.apiKey.key }), events);
+    expect(result.accepted).toEqual([
+      { index: 0, deliveryId: a, type: 'opened', duplicate: false },
+      { index: 1000, deliveryId: b, type: 'clicked', duplicate: false },
+      { index: 1001, deliveryId: a, type: 'opened', duplicate: true },
+    ]);
+    expect(result.refused.map((r) => [r.index, r.deliveryId, r.reason])).toEqual(unknown.map((e, i) => [i + 1, e.deliveryId, 'unknown_delivery']));
+    expect(await funnelOf(n.notificationId)).toMatchObject({ opened: 1, clicked: 1 });
   });
 
   it('works with a JWT and projectId too', async () => {
