@@ -110,3 +110,28 @@ it('with deliveryIdInData off, messages carry no herald_delivery_id (the collaps
   const [row] = await p.h.db.delivery.findMany({ where: { notificationId: on.notificationId }, select: { id: true } });
   expect(on.message.data).toEqual({ screen: 'inbox', herald_delivery_id: row.id });
 });
+
+it("a broadcast's label reaches FCM, and its sends and events count in the label's series and its funnel", async () => {
+  const t = await p.project(undefined, { title: 'Hello', body: 'Hi' } as never);
+  const herald = createHeraldClient({ baseUrl: p.h.url, apiKey: t.apiKey.key });
+  const label = unique('bcast').replace(/[^a-zA-Z0-9-_.~%]/g, '-').slice(0, 50);
+  const tokens = [unique('tok'), unique('tok'), unique('tok')];
+  await p.registerDevices(t.apiKey.key, tokens.map((deviceToken, i) => ({ userId: unique(`cust${i}`), deviceToken, platform: 'android' })));
+
+  const sent = await herald.POST('/push/broadcast', { body: { templateId: t.templateId, audience: { all: true }, analyticsLabel: label } });
+  expect(sent.response.status).toBe(202);
+  const notificationId = sent.data!.notificationId;
+  await p.waitForNotification(t.apiKey.key, notificationId);
+  const ids = tokens.map((token) => {
+    const [received] = p.emulator.received({ token });
+    expect(received.message.fcm_options).toEqual({ analytics_label: label });
+    return (received.message.data as Record<string, string>).herald_delivery_id;
+  });
+
+  const result = await reportEvents(herald, [{ deliveryId: ids[0], type: 'opened' }, { deliveryId: ids[1], type: 'clicked' }]);
+  expect(result.refused).toEqual([]);
+  const read = await herald.GET('/push/notifications/{notificationId}', { params: { path: { notificationId } } });
+  expect(read.data!.engagement).toMatchObject({ opened: 1, clicked: 1, rates: { opened: 0.3333, clicked: 0.3333 } });
+  const series = await herald.GET('/push/analytics-labels/{label}/engagement', { params: { path: { label } } });
+  expect(series.data!.days.at(-1)).toEqual({ date: today(), sent: 3, delivered: 3, opened: 1, clicked: 1 });
+});
