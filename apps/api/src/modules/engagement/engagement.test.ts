@@ -159,6 +159,9 @@ describe('webhooks', () => {
     const w = await tenant(h);
     const hook = await h.post(`/projects/${w.project.id}/webhooks`, { token: w.owner.accessToken, body: { url: 'https://hooks.example.com/herald', events: ['delivery.opened', 'delivery.clicked'] } });
     expect(hook.status).toBe(201);
+    // Subscribed to something else: gets none of them.
+    const other = await h.post(`/projects/${w.project.id}/webhooks`, { token: w.owner.accessToken, body: { url: 'https://hooks.example.com/other', events: ['notification.completed'] } });
+    expect(other.status).toBe(201);
     const n = await deliveredNotification(h, w.project.id, { sent: 1 });
     const events = [
       { deliveryId: n.sentIds[0], type: 'received' },
@@ -174,6 +177,7 @@ describe('webhooks', () => {
       type: 'delivery.clicked',
       data: { delivery: { id: n.sentIds[0], notificationId: n.notificationId, userId: 'user-0', platform: 'android' }, event: { type: 'clicked', action: 'reply', at: expect.any(String) } },
     });
-    expect(await h.db.webhookDelivery.count({ where: { eventId: { in: emitted.map((e) => e.id) } } })).toBe(2);
+    const deliveries = await h.db.webhookDelivery.findMany({ where: { eventId: { in: emitted.map((e) => e.id) } }, select: { endpointId: true } });
+    expect(deliveries).toEqual([{ endpointId: hook.body.id }, { endpointId: hook.body.id }]);
   });
 });
