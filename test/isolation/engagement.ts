@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { tenant } from '../fixtures';
 import type { IsolationTable } from './types';
 
 const victimProject = (ids: Record<string, string>) => ({ projectId: ids.projectId });
 
-/** Engagement events, funnels and series. (Another project's delivery id in the caller's own project is refused per item: engagement.security.test.ts.) */
+/**
+ * Engagement events, funnels and series. The victim's delivery id posted into another project is not
+ * a 403/404 but a refused item, exactly like an unknown id: checked in `verify` (and in
+ * engagement.security.test.ts).
+ */
 export const engagementTable: IsolationTable = {
   async setup(h, victim) {
     const template = await h.db.pushTemplate.create({ data: { projectId: victim.project.id, name: 'engagement-isolation', title: 'Hi', body: 'There' } });
@@ -32,6 +37,14 @@ export const engagementTable: IsolationTable = {
     { name: '/push/analytics-labels/{label}/engagement?projectId=victim', method: 'GET', path: () => '/push/analytics-labels/victim-label/engagement', query: victimProject, acceptsKey: true },
   ],
   async verify(h, ids) {
+    const other = await tenant(h);
+    const unknownId = randomUUID();
+    const res = await h.post('/push/events', { apiKey: other.apiKey.key, body: { events: [{ deliveryId: ids.engagementDeliveryId, type: 'opened' }, { deliveryId: unknownId, type: 'opened' }] } });
+    expect(res.status).toBe(200);
+    expect(res.body.accepted).toEqual([]);
+    const [theirs, unknown] = res.body.refused;
+    expect(theirs).toEqual({ ...unknown, index: 0, deliveryId: ids.engagementDeliveryId });
+    expect(unknown).toMatchObject({ index: 1, deliveryId: unknownId, reason: 'unknown_delivery' });
     const events = await h.db.deliveryEvent.findMany({ where: { deliveryId: ids.engagementDeliveryId }, select: { type: true, projectId: true } });
     expect(events).toEqual([{ type: 'received', projectId: ids.projectId }]);
   },

@@ -184,6 +184,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
         reads.pushConfigEnabled(nobody),
         repository.load([nobody]),
         sqlPool(db).query<{ any: boolean }>('SELECT EXISTS (SELECT 1 FROM "WebhookEndpoint" WHERE "enabled") AS "any"'),
+        reads.settings(nobody),
       ]);
       if (webhooks.rows[0].any) await db.webhookEndpoint.findFirst({ select: { id: true } });
     },

@@ -46,9 +46,11 @@ export interface SendReadiness {
 export interface ProjectSettingsRow {
   defaultTimezone: string;
   quietHours: { start: string; end: string } | null;
+  /** Whether each message carries its delivery's id in `data` (`herald_delivery_id`). */
+  deliveryIdInData: boolean;
 }
 
-export const DEFAULT_SETTINGS: ProjectSettingsRow = { defaultTimezone: 'UTC', quietHours: null };
+export const DEFAULT_SETTINGS: ProjectSettingsRow = { defaultTimezone: 'UTC', quietHours: null, deliveryIdInData: true };
 
 export class ProjectReads {
   constructor(private readonly pool: SqlPool) {}
@@ -98,13 +100,13 @@ export class ProjectReads {
 
   /** The project's settings, or the defaults. */
   async settings(projectId: string): Promise<ProjectSettingsRow> {
-    const { rows } = await this.pool.query<{ defaultTimezone: string; start: string | null; end: string | null }>({
+    const { rows } = await this.pool.query<{ defaultTimezone: string; start: string | null; end: string | null; deliveryIdInData: boolean }>({
       name: 'herald_settings',
-      text: `SELECT "defaultTimezone", "quietHoursStart" AS "start", "quietHoursEnd" AS "end" FROM "ProjectSettings" WHERE "projectId" = $1::uuid`,
+      text: `SELECT "defaultTimezone", "quietHoursStart" AS "start", "quietHoursEnd" AS "end", "deliveryIdInData" FROM "ProjectSettings" WHERE "projectId" = $1::uuid`,
       values: [projectId],
     });
     const row = rows[0];
     if (!row) return DEFAULT_SETTINGS;
-    return { defaultTimezone: row.defaultTimezone, quietHours: row.start && row.end ? { start: row.start, end: row.end } : null };
+    return { defaultTimezone: row.defaultTimezone, quietHours: row.start && row.end ? { start: row.start, end: row.end } : null, deliveryIdInData: row.deliveryIdInData };
   }
 }

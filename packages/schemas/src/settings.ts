@@ -28,6 +28,11 @@ export const projectSettingsShape = {
     .transform(normalizeTimeZone)
     .describe('IANA zone for devices without a `timezone` (default `UTC`)'),
   quietHours: quietHours.nullable(),
+  deliveryIdInData: z
+    .boolean({ error: 'deliveryIdInData must be true or false' })
+    .describe(
+      "Whether each message carries its delivery's id in `data` under `herald_delivery_id` (default true), the id engagement events name. Off: the app cannot read it from the message; events can then only name ids the backend got elsewhere (GET /push/notifications/{id}/events). Takes effect from the next notification the worker starts delivering",
+    ),
 };
 
 export const updateSettingsBody = z

@@ -140,7 +140,7 @@ describe('ProjectCache: what one request reads', () => {
         return later({ id: templateId, updatedAt: new Date(0), title: projectId, body: 'b', data: null, options: null });
       },
       sendReadiness: async () => (calls.sendReadiness++, later({ pushEnabled: true, hasEnabledProvider: true })),
-      settings: async () => ({ defaultTimezone: 'UTC', quietHours: null }),
+      settings: async () => ({ defaultTimezone: 'UTC', quietHours: null, deliveryIdInData: true }),
     };
     return { calls, loaders };
   }

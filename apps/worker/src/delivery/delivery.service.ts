@@ -413,15 +413,16 @@ export function toOutcome(d: Decision, a: Attempt, n: NotificationRow, provider:
 
 /**
  * The messages' content: the template rendered with the notification's variables, its data overlaid
- * by the send's, and the template's default options overlaid by the send's. A personalised bulk
- * renders once per distinct variable set (a recipient's own variables merged over the shared ones).
+ * by the send's, the template's default options overlaid by the send's, and whether the messages
+ * carry their delivery id (the project's setting). A personalised bulk renders once per distinct
+ * variable set (a recipient's own variables merged over the shared ones).
  */
-export function render(n: NotificationRow, context: { template: CompiledTemplate; templateOptions: PushOptions }): Renderings {
+export function render(n: NotificationRow, context: { template: CompiledTemplate; templateOptions: PushOptions; deliveryIdInData?: boolean }): Renderings {
   const shared = n.variables ?? {};
   const options = mergePushOptions(context.templateOptions, readPushOptions(n.options));
   const one = (variables: Record<string, unknown>): RenderedNotification => {
     const { title, body, data } = context.template.render(variables);
-    return { title, body, imageUrl: n.imageUrl ?? undefined, data: stringifyData(data, n.data), options, dataOnly: n.dataOnly };
+    return { title, body, imageUrl: n.imageUrl ?? undefined, data: stringifyData(data, n.data), options, dataOnly: n.dataOnly, deliveryIdInData: context.deliveryIdInData };
   };
   const common = one(shared);
   const byVariables = new Map<string, RenderedNotification>();

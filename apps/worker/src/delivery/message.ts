@@ -11,6 +11,8 @@ export interface RenderedNotification {
   /** The template's default options overlaid by the send's. */
   options?: PushOptions;
   dataOnly?: boolean;
+  /** False when the project turned `deliveryIdInData` off: the message carries no `herald_delivery_id`. */
+  deliveryIdInData?: boolean;
 }
 
 /**
@@ -24,10 +26,12 @@ export function collapseIdOf(notificationId: string): string {
 
 /**
  * One device's message (built field by field: this runs for every delivery). `deliveryId` travels in
- * `data` (`herald_delivery_id`), the same on every attempt.
+ * `data` (`herald_delivery_id`), the same on every attempt, unless the project turned that off; the
+ * collapse id, which makes a repeat replace the copy shown, is there either way.
  */
 export function toPushMessage(n: RenderedNotification, token: string, platform: string, deliveryId: string, collapseId: string): PushMessage {
-  const message: PushMessage = { token, title: n.title, body: n.body, platform: platform === 'ios' || platform === 'web' ? platform : 'android', deliveryId, collapseId };
+  const message: PushMessage = { token, title: n.title, body: n.body, platform: platform === 'ios' || platform === 'web' ? platform : 'android', collapseId };
+  if (n.deliveryIdInData !== false) message.deliveryId = deliveryId;
   if (n.imageUrl) message.imageUrl = n.imageUrl;
   if (hasKeys(n.data)) message.data = n.data;
   if (n.options && hasKeys(n.options)) message.options = n.options;

@@ -15,12 +15,14 @@ export type ProjectContext =
       template: CompiledTemplate;
       /** The template's default options. */
       templateOptions: PushOptions;
+      /** The project's setting: whether each message carries its delivery's id in `data`. */
+      deliveryIdInData: boolean;
     };
 
 export interface ProjectContextSources {
   redis: Redis;
   prefix: string;
-  reads: Pick<ProjectReads, 'template' | 'pushConfigEnabled'>;
+  reads: Pick<ProjectReads, 'template' | 'pushConfigEnabled' | 'settings'>;
   /** The project's enabled providers in failover order, with their credentials opened. */
   loadProviders(projectId: string): Promise<LoadedProvider[]>;
   compile(source: TemplateSource): CompiledTemplate;
@@ -36,9 +38,10 @@ export interface ProjectContextSources {
 type Providers = { error: string } | { providers: LoadedProvider[] };
 type TemplateEntry = { error: string } | { template: CompiledTemplate; templateOptions: PushOptions };
 
-/** What one worker knows about one project at one version: its push config and providers, its templates compiled. */
+/** What one worker knows about one project at one version: its push config and providers, its templates compiled, its settings. */
 class DeliverySnapshot {
   readonly providers: Lazy<Providers>;
+  readonly deliveryIdInData: Lazy<boolean>;
   private readonly templates = new LoadedByKey<string, TemplateEntry>(MAX_TEMPLATES);
 
   constructor(
@@ -46,6 +49,7 @@ class DeliverySnapshot {
     private readonly sources: ProjectContextSources,
   ) {
     this.providers = new Lazy(() => this.loadProviders());
+    this.deliveryIdInData = new Lazy(async () => (await sources.reads.settings(projectId)).deliveryIdInData);
   }
 
   template(templateId: string): Promise<TemplateEntry> {
@@ -80,7 +84,7 @@ class DeliverySnapshot {
  * The worker's side of the project cache (packages/project-state): the per-project context of
  * delivery — push config, providers, templates compiled — kept for as long as the project's version
  * in Redis is unchanged. The API replaces that version whenever a request changes a project's
- * templates, push config or providers, so a change is seen at the next notification; while nothing
+ * templates, push config, providers or settings, so a change is seen at the next notification; while nothing
  * changes, a stream of sends reads none of it from Postgres. The versions of all the projects that
  * notifications reach together are read in one MGET. Without Redis, every notification reads Postgres.
  */
@@ -99,9 +103,9 @@ export class ProjectContexts {
 
   async get(projectId: string, templateId: string): Promise<ProjectContext> {
     const snapshot = await this.snapshots.get(projectId);
-    const [providers, template] = await Promise.all([snapshot.providers.get(), snapshot.template(templateId)]);
+    const [providers, template, deliveryIdInData] = await Promise.all([snapshot.providers.get(), snapshot.template(templateId), snapshot.deliveryIdInData.get()]);
     if ('error' in template) return template;
     if ('error' in providers) return providers;
-    return { providers: providers.providers, template: template.template, templateOptions: template.templateOptions };
+    return { providers: providers.providers, template: template.template, templateOptions: template.templateOptions, deliveryIdInData };
   }
 }

@@ -568,7 +568,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The project's settings (default time zone, quiet hours) */
+        /** The project's settings (default time zone, quiet hours, delivery id in messages) */
         get: operations["getProjectsByProjectIdSettings"];
         /** Change the project's settings (project_admin; fields left out keep their value) */
         put: operations["putProjectsByProjectIdSettings"];
@@ -4529,6 +4529,8 @@ export interface operations {
                             start: string;
                             end: string;
                         } | null;
+                        /** @description Whether each message carries its delivery's id in `data` under `herald_delivery_id` (default true), the id engagement events name. Off: the app cannot read it from the message; events can then only name ids the backend got elsewhere (GET /push/notifications/{id}/events). Takes effect from the next notification the worker starts delivering */
+                        deliveryIdInData: boolean;
                         /** @description Null while the project has never written its settings (the defaults apply) */
                         updatedAt: string | null;
                     };
@@ -4558,6 +4560,8 @@ export interface operations {
                         start: string;
                         end: string;
                     } | null;
+                    /** @description Whether each message carries its delivery's id in `data` under `herald_delivery_id` (default true), the id engagement events name. Off: the app cannot read it from the message; events can then only name ids the backend got elsewhere (GET /push/notifications/{id}/events). Takes effect from the next notification the worker starts delivering */
+                    deliveryIdInData?: boolean;
                 };
             };
         };
@@ -4575,6 +4579,8 @@ export interface operations {
                             start: string;
                             end: string;
                         } | null;
+                        /** @description Whether each message carries its delivery's id in `data` under `herald_delivery_id` (default true), the id engagement events name. Off: the app cannot read it from the message; events can then only name ids the backend got elsewhere (GET /push/notifications/{id}/events). Takes effect from the next notification the worker starts delivering */
+                        deliveryIdInData: boolean;
                         /** @description Null while the project has never written its settings (the defaults apply) */
                         updatedAt: string | null;
                     };

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { createHeraldClient, reportEvents } from '@herald/client';
 import { startApi, tenant, type Harness, type Tenant } from '@herald/testing';
 import { deliveredNotification, today } from './test-helpers/delivered';
 
@@ -75,6 +77,22 @@ describe('POST /push/events', () => {
     expect(await funnelOf(n.notificationId)).toMatchObject({ received: 250, opened: 250, clicked: 250, dismissed: 250, rates: { opened: 1 } });
   });
 
+  it("@herald/client's reportEvents splits over 1,000 events into requests and answers each by its position", async () => {
+    const n = await deliveredNotification(h, t.project.id, { sent: 2 });
+    const [a, b] = n.sentIds;
+    const unknown = Array.from({ length: 999 }, () => ({ deliveryId: randomUUID(), type: 'opened' as const }));
+    // 1,002 events: the second request holds the last two, one of them a repeat of the first event.
+    const events = [{ deliveryId: a, type: 'opened' as const }, ...unknown, { deliveryId: b, type: 'clicked' as const }, { deliveryId: a, type: 'opened' as const }];
+    const result = await reportEvents(createHeraldClient({ baseUrl: h.url, apiKey: t.apiKey.key }), events);
+    expect(result.accepted).toEqual([
+      { index: 0, deliveryId: a, type: 'opened', duplicate: false },
+      { index: 1000, deliveryId: b, type: 'clicked', duplicate: false },
+      { index: 1001, deliveryId: a, type: 'opened', duplicate: true },
+    ]);
+    expect(result.refused.map((r) => [r.index, r.deliveryId, r.reason])).toEqual(unknown.map((e, i) => [i + 1, e.deliveryId, 'unknown_delivery']));
+    expect(await funnelOf(n.notificationId)).toMatchObject({ opened: 1, clicked: 1 });
+  });
+
   it('works with a JWT and projectId too', async () => {
     const n = await deliveredNotification(h, t.project.id, { sent: 1 });
     const res = await h.post('/push/events', { token: t.owner.accessToken, query: { projectId: t.project.id }, body: { events: [{ deliveryId: n.sentIds[0], type: 'opened' }] } });
@@ -141,6 +159,9 @@ describe('webhooks', () => {
     const w = await tenant(h);
     const hook = await h.post(`/projects/${w.project.id}/webhooks`, { token: w.owner.accessToken, body: { url: 'https://hooks.example.com/herald', events: ['delivery.opened', 'delivery.clicked'] } });
     expect(hook.status).toBe(201);
+    // Subscribed to something else: gets none of them.
+    const other = await h.post(`/projects/${w.project.id}/webhooks`, { token: w.owner.accessToken, body: { url: 'https://hooks.example.com/other', events: ['notification.completed'] } });
+    expect(other.status).toBe(201);
     const n = await deliveredNotification(h, w.project.id, { sent: 1 });
     const events = [
       { deliveryId: n.sentIds[0], type: 'received' },
@@ -156,6 +177,7 @@ describe('webhooks', () => {
       type: 'delivery.clicked',
       data: { delivery: { id: n.sentIds[0], notificationId: n.notificationId, userId: 'user-0', platform: 'android' }, event: { type: 'clicked', action: 'reply', at: expect.any(String) } },
     });
-    expect(await h.db.webhookDelivery.count({ where: { eventId: { in: emitted.map((e) => e.id) } } })).toBe(2);
+    const deliveries = await h.db.webhookDelivery.findMany({ where: { eventId: { in: emitted.map((e) => e.id) } }, select: { endpointId: true } });
+    expect(deliveries).toEqual([{ endpointId: hook.body.id }, { endpointId: hook.body.id }]);
   });
 });

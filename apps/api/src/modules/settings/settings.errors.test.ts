@@ -17,6 +17,9 @@ it.each([
   [{ quietHours: { start: '22:00', end: '24:00' } }, 'quietHours.end'],
   [{ quietHours: { start: '22:00' } }, 'quietHours.end'],
   [{ quietHours: '22:00-08:00' }, 'quietHours'],
+  [{ deliveryIdInData: 'false' }, 'deliveryIdInData'],
+  [{ deliveryIdInData: 0 }, 'deliveryIdInData'],
+  [{ deliveryIdInData: null }, 'deliveryIdInData'],
   [{}, ''],
 ])('refuses %j with 400 naming %s, and writes nothing', async (body, field) => {
   const t = await tenant(h);

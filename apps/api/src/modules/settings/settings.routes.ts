@@ -9,7 +9,7 @@ export function settingsRoutes(c: ApiContainer): RouteDefinition[] {
   const tags = ['Projects'];
   return [
     defineRoute(
-      { method: 'get', path: '/projects/:projectId/settings', summary: "The project's settings (default time zone, quiet hours)", tags, auth: 'jwt', params: projectParams, project: { from: 'params' }, response: settingsResponse },
+      { method: 'get', path: '/projects/:projectId/settings', summary: "The project's settings (default time zone, quiet hours, delivery id in messages)", tags, auth: 'jwt', params: projectParams, project: { from: 'params' }, response: settingsResponse },
       ({ project }) => settings.get(project.id),
     ),
     defineRoute(

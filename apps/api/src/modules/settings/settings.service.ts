@@ -5,18 +5,20 @@ import type { QuietHoursWindow } from '@herald/schemas';
 export interface SettingsUpdate {
   defaultTimezone?: string;
   quietHours?: QuietHoursWindow | null;
+  deliveryIdInData?: boolean;
 }
 
-const DEFAULTS = { defaultTimezone: 'UTC', quietHours: null, updatedAt: null };
+const DEFAULTS = { defaultTimezone: 'UTC', quietHours: null, deliveryIdInData: true, updatedAt: null };
 /** A project without a row has the defaults: its first write is audited as a change from them. */
-const DEFAULT_ROW = { defaultTimezone: 'UTC', quietHoursStart: null, quietHoursEnd: null };
-const AUDITED_FIELDS = ['defaultTimezone', 'quietHoursStart', 'quietHoursEnd'] as const;
+const DEFAULT_ROW = { defaultTimezone: 'UTC', quietHoursStart: null, quietHoursEnd: null, deliveryIdInData: true };
+const AUDITED_FIELDS = ['defaultTimezone', 'quietHoursStart', 'quietHoursEnd', 'deliveryIdInData'] as const;
 
 const toResponse = (s: ProjectSettings | null) =>
   s
     ? {
         defaultTimezone: s.defaultTimezone,
         quietHours: s.quietHoursStart && s.quietHoursEnd ? { start: s.quietHoursStart, end: s.quietHoursEnd } : null,
+        deliveryIdInData: s.deliveryIdInData,
         updatedAt: s.updatedAt.toISOString(),
       }
     : DEFAULTS;
@@ -37,6 +39,7 @@ export class SettingsService {
     const data = {
       ...(update.defaultTimezone !== undefined ? { defaultTimezone: update.defaultTimezone } : {}),
       ...(update.quietHours !== undefined ? { quietHoursStart: update.quietHours?.start ?? null, quietHoursEnd: update.quietHours?.end ?? null } : {}),
+      ...(update.deliveryIdInData !== undefined ? { deliveryIdInData: update.deliveryIdInData } : {}),
     };
     const row = await this.db.$transaction(async (tx) => {
       const before = await tx.projectSettings.findUnique({ where: { projectId } });
