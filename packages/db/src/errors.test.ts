@@ -25,6 +25,25 @@ describe('isUnavailableError', () => {
     }
   });
 
+  it('is true for Postgres out of connection slots (53300), through Prisma and through node-postgres', async () => {
+    // A role allowed no connection is refused as a full server refuses everyone: "too many connections".
+    const admin = createDb(process.env.DATABASE_URL!, { poolSize: 1 });
+    await sqlPool(admin).query(`DO $$ BEGIN CREATE ROLE herald_no_slots LOGIN CONNECTION LIMIT 0; EXCEPTION WHEN duplicate_object THEN NULL; END $$`);
+    await closeDb(admin);
+    const url = new URL(process.env.DATABASE_URL!);
+    url.username = 'herald_no_slots';
+    const db = createDb(url.toString(), { connectTimeoutMs: 1000 });
+    try {
+      const raw = await sqlPool(db).query('SELECT 1').catch((err: unknown) => err);
+      expect((raw as { code?: string }).code).toBe('53300');
+      expect(isUnavailableError(raw)).toBe(true);
+      const prisma = await db.project.count().catch((err: unknown) => err);
+      expect(isUnavailableError(prisma)).toBe(true);
+    } finally {
+      await closeDb(db);
+    }
+  });
+
   it('is true for Redis that cannot be reached, without an offline queue', async () => {
     const redis = new Redis(`redis://127.0.0.1:${await closedPort()}`, { enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null });
     redis.on('error', () => undefined);

@@ -24,7 +24,8 @@ export const isCheckViolation = (err: unknown, constraint: string): boolean => e
 
 /**
  * True for errors meaning Postgres or Redis cannot be reached right now (the API answers them 503,
- * not 500): Prisma's, node-postgres' and ioredis' ways of saying so, by name, code or message. Walks
+ * not 500): Prisma's, node-postgres' and ioredis' ways of saying so, by name, code or message — a
+ * Postgres out of connection slots (53300) included, as a busy server is. Walks
  * `cause` because Prisma's driver-adapter errors wrap the pg error.
  */
 export function isUnavailableError(err: unknown, depth = 0): boolean {
@@ -35,8 +36,8 @@ export function isUnavailableError(err: unknown, depth = 0): boolean {
   const message = e.message ?? '';
   if (name === 'PrismaClientInitializationError') return true;
   if (name === 'MaxRetriesPerRequestError') return true;
-  if (['P1001', 'P1002', 'P1008', 'P1017', 'P2024'].includes(code)) return true;
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P03', '08006', '08001'].includes(code)) return true;
+  if (['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037'].includes(code)) return true;
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P03', '08006', '08001', '53300'].includes(code)) return true;
   if (
     /enableOfflineQueue|Connection is closed|Stream isn't writeable|connect ECONNREFUSED|Connection terminated|timeout exceeded when trying to connect|Can't reach database server|DatabaseNotReachable|ConnectionClosed|SocketTimeout/i.test(
       message,
