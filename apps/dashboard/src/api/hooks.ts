@@ -170,8 +170,13 @@ export const useNotification = (projectId: string, notificationId: string | unde
     queryFn: () => call(api.GET('/push/notifications/{notificationId}', { params: { path: { notificationId: notificationId! }, query: { projectId, ...(deliveriesAfter ? { deliveriesAfter } : {}) } } })),
     enabled: !!notificationId,
     placeholderData: keepPreviousData,
-    // Followed until it is final; a halted rollout waits for a person, so it is asked less often.
-    refetchInterval: (q) => (isFinal(q.state.data?.status) ? false : (q.state.data?.status as string | undefined) === 'halted' ? 5000 : 1000),
+    // Followed until it is final; a halted rollout waits for a person, and held deliveries for their
+    // time (hours, maybe), so those are asked less often.
+    refetchInterval: (q) => {
+      const data = q.state.data;
+      if (isFinal(data?.status)) return false;
+      return (data?.status as string | undefined) === 'halted' || data?.stats.held ? 5000 : 1000;
+    },
   });
 
 // Segments and audience counts

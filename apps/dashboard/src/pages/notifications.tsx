@@ -12,7 +12,17 @@ export function NotificationsPage() {
   const [page, setPage] = useState(1);
   const list = useNotifications(projectId, page);
   const columns: Column<Schemas['NotificationSummary']>[] = [
-    { header: 'Sent at', cell: (n) => <Link to={`/p/${projectId}/notifications/${n.id}`} className="cell-main">{formatDate(n.createdAt)}</Link> },
+    {
+      header: 'Sent at',
+      cell: (n) => (
+        <>
+          <Link to={`/p/${projectId}/notifications/${n.id}`} className="cell-main">
+            {formatDate(n.createdAt)}
+          </Link>
+          {kindOf(n) && <div className="cell-sub">{kindOf(n)}</div>}
+        </>
+      ),
+    },
     { header: 'Status', cell: (n) => <StatusBadge status={n.status} /> },
     { header: 'Recipients', numeric: true, hideOnPhone: true, cell: (n) => n.stats.recipients },
     { header: 'Devices', numeric: true, hideOnPhone: true, cell: (n) => n.stats.devices },
@@ -49,6 +59,11 @@ export function NotificationsPage() {
       </Card>
     </>
   );
+}
+
+/** What sets a send apart in the list: a broadcast, a local time, deliveries still held. */
+function kindOf(n: Schemas['NotificationSummary']): string {
+  return [n.audience && 'Broadcast', n.deliverAt && `At ${n.deliverAt.localTime} local`, n.stats.held ? `${n.stats.held} held` : undefined].filter(Boolean).join(' · ');
 }
 
 export function NotificationPage() {
@@ -91,7 +106,7 @@ export function NotificationDetail({ projectId, notificationId }: { projectId: s
             <div className="row" aria-live="polite">
               <span className="stat-label">Status</span>
               <span data-testid="notification-status"><StatusBadge status={status} /></span>
-              {!isFinal(status) && status !== 'halted' && <span className="muted small">Following…</span>}
+              {!isFinal(status) && status !== 'halted' && <span className="muted small">{data.stats.held ? 'Waiting for the held deliveries’ time…' : 'Following…'}</span>}
             </div>
             <span className="muted small">
               Created {formatDate(data.createdAt)}
@@ -103,7 +118,8 @@ export function NotificationDetail({ projectId, notificationId }: { projectId: s
           <NotificationControls projectId={projectId} notificationId={data.id} status={status} />
         </div>
         <div className="grid-4" style={{ marginTop: 16 }} data-testid="notification-stats">
-          <Mini label="Recipients" value={data.stats.recipients} />
+          {/* A broadcast has an audience, not a list of recipients: its progress says how many. */}
+          {!data.progress && <Mini label="Recipients" value={data.stats.recipients} />}
           <Mini label="Devices" value={data.stats.devices} />
           <Mini label="Sent" value={data.stats.sent} />
           <Mini label="Failed" value={data.stats.failed} />
@@ -304,7 +320,7 @@ function Funnel({ engagement, delivered }: { engagement: Schemas['EngagementFunn
             <dd aria-label={`${step}: ${engagement[step]}, ${percent(engagement.rates[step])} of delivered`}>
               <span className="funnel-bar" style={{ width: `${Math.min(1, engagement.rates[step]) * BAR_MAX}%` }} />
               <span className="funnel-count">
-                {engagement[step]} <span className="muted small">{percent(engagement.rates[step])}</span>
+                {engagement[step]} <span className="muted small">({percent(engagement.rates[step])})</span>
               </span>
             </dd>
           </div>
