@@ -91,7 +91,7 @@ export function NotificationDetail({ projectId, notificationId }: { projectId: s
   const status: string = data.status;
   const deliveries: Column<Schemas['Delivery']>[] = [
     { header: 'User', className: 'cell-main truncate', cell: (d) => d.userId },
-    { header: 'Platform', cell: (d) => d.platform ?? '—' },
+    { header: 'Platform', hideOnPhone: true, cell: (d) => d.platform ?? '—' },
     { header: 'Status', cell: (d) => <StatusBadge status={d.status} /> },
     ...(data.deliveries.some((d) => d.notBefore) ? [{ header: 'Due', className: 'small', cell: (d: Schemas['Delivery']) => (d.notBefore ? formatDate(d.notBefore) : '—') }] : []),
     { header: 'Provider', hideOnPhone: true, cell: (d) => providerName(d.providerConfigId) },
