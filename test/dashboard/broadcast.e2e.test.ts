@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Request } from 'playwright-core';
 import { DASHBOARD_DIR } from '../../apps/api/src/dashboard/serve';
+import { addMember } from '../fixtures';
 import { unique } from '../harness';
 import { startPipeline, type Pipeline } from '../pipeline';
 import { CHROMIUM, launch, newPage, PHONE, seriousViolations, shoot, type DashboardPage } from './browser';
@@ -55,11 +56,11 @@ async function check(page: DashboardPage, name: string) {
   expect({ page: name, phoneWidth }).toEqual({ page: name, phoneWidth: PHONE.width });
 }
 
-async function signedIn() {
+async function signedIn(who: { email: string; password: string } = t.owner) {
   const { context, page } = await newPage(browser);
   await page.goto(`${p.h.url}/signin`);
-  await page.getByLabel('Email').fill(t.owner.email);
-  await page.getByLabel('Password').fill(t.owner.password);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
   return { context, page };
@@ -94,6 +95,14 @@ describe('broadcasts, local time and settings in a real browser', () => {
     await page.getByLabel('Template', { exact: true }).selectOption({ index: 1 });
     await page.getByLabel('name', { exact: true }).fill('Ada');
     await page.getByLabel('count', { exact: true }).fill('3');
+    // A filter instead: the segments page's form, with its live count.
+    await page.getByLabel('Devices that match a filter').check();
+    const condition = page.getByRole('group', { name: 'Condition 1' });
+    await condition.getByLabel('Field').selectOption('tag');
+    await condition.getByLabel('Tag key').fill('plan');
+    await condition.getByLabel('Value', { exact: true }).fill('free');
+    await page.getByTestId('audience-count').filter({ hasText: `${SEEDED - PRO} devices${SEEDED - PRO} usersandroid ${SEEDED - PRO}ios 0web 0` }).waitFor();
+    await page.getByLabel('A saved segment').check();
     await page.getByLabel('Segment', { exact: true }).selectOption({ label: 'Pro plan' });
 
     // The dry run is the API's count of the segment.
@@ -149,7 +158,7 @@ describe('broadcasts, local time and settings in a real browser', () => {
     await context.close();
   });
 
-  it('saves the default time zone and quiet hours, and refuses a window that starts where it ends', async () => {
+  it('saves the default time zone and quiet hours, refuses a window that starts where it ends, and shows them to members', async () => {
     const { context, page } = await signedIn();
     const puts = requests(page, 'PUT', `/projects/${t.project.id}/settings`);
     await page.goto(`${p.h.url}/p/${t.project.id}`);
@@ -190,6 +199,17 @@ describe('broadcasts, local time and settings in a real browser', () => {
     expect(off.body).toMatchObject({ defaultTimezone: 'UTC', quietHours: null });
     expect(page.problems).toEqual([]);
     await context.close();
+
+    // A team member reads them, with no way to change them.
+    const member = await p.h.user();
+    await addMember(p.h, t.project.id, member);
+    const view = await signedIn(member);
+    await view.page.goto(`${p.h.url}/p/${t.project.id}/settings`);
+    await view.page.getByText('Only project admins can change the settings.').waitFor();
+    expect(await view.page.getByLabel('Default time zone').isDisabled()).toBe(true);
+    expect(await view.page.getByRole('button', { name: 'Save settings' }).count()).toBe(0);
+    await check(view.page, 'settings-03-member');
+    await view.context.close();
   });
 
   it('sends a test push at a local time: held on its page with its due time, until canceled there', async () => {
