@@ -112,6 +112,20 @@ describe('broadcasts, local time and settings in a real browser', () => {
     const figures = page.getByTestId('audience-count');
     await figures.filter({ hasText: `${PRO} devices${PRO} usersandroid ${PRO / 2}ios ${PRO / 2}web 0` }).waitFor();
 
+    // With a local time, the dry run also says when the devices get it, by hour, and how many have
+    // no zone of their own (all of these: they follow the project's default).
+    await page.getByLabel('Deliver at a local time').check();
+    await page.getByLabel('Local time', { exact: true }).fill('09:00');
+    await page.getByText('The form changed since: count again').waitFor();
+    await page.getByRole('button', { name: 'Count the audience' }).click();
+    const timed = await p.h.post('/push/audience/count', { ...auth(), body: { segmentId: segment.body.id, deliverAt: { localTime: '09:00' } } });
+    expect(timed.body.deliveryHours).toMatchObject({ defaultZoneDevices: PRO, hours: [{ devices: PRO }] });
+    await page.getByText(`${PRO} devices have no time zone of their own`).waitFor();
+    const hours = page.getByRole('table', { name: 'Devices by delivery hour' }).locator('tbody tr');
+    expect(await hours.count()).toBe(1);
+    expect(await hours.locator('td').last().textContent()).toBe(String(PRO));
+    await page.getByLabel('Deliver at a local time').uncheck();
+
     // A staged rollout's fields are checked before anything is sent; left off for this send.
     await page.getByLabel('Send in stages, and halt when a stage goes wrong').check();
     await page.getByLabel('Stages (% of the audience)').fill('10, 50');
