@@ -186,9 +186,12 @@ export function BroadcastPage() {
               )}
             </fieldset>
 
-            <label className="check-row">
-              <input type="checkbox" checked={validateOnly} onChange={(e) => setValidateOnly(e.target.checked)} /> Validate only: FCM checks every message, nothing is delivered
-            </label>
+            <fieldset className="stack-sm">
+              <legend>Validation</legend>
+              <label className="check-row">
+                <input type="checkbox" checked={validateOnly} onChange={(e) => setValidateOnly(e.target.checked)} /> Validate only: FCM checks every message, nothing is delivered
+              </label>
+            </fieldset>
 
             <section className="count-panel" aria-label="Dry run" aria-live="polite">
               <div className="row" style={{ justifyContent: 'space-between' }}>

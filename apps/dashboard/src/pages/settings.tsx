@@ -44,7 +44,7 @@ function SettingsForm({ saved, isAdmin, update }: { saved: ProjectSettings; isAd
       {!isAdmin && <Notice>Only project admins can change the settings. You can see what they are.</Notice>}
       <Card>
         <form
-          className="stack"
+          className="stack narrow-form"
           noValidate
           aria-label="Project settings"
           onSubmit={(e) => {
