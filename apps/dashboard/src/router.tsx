@@ -6,6 +6,7 @@ import { ForgotPasswordPage, ResetPasswordPage } from './pages/auth/password';
 import { SignInPage, SignUpPage } from './pages/auth/sign-in';
 import { ApiKeysPage } from './pages/keys';
 import { AuditLogPage } from './pages/audit-log';
+import { BroadcastPage } from './pages/broadcast';
 import { NotFoundPage } from './pages/not-found';
 import { NotificationPage, NotificationsPage } from './pages/notifications';
 import { OverviewPage } from './pages/overview';
@@ -14,6 +15,7 @@ import { ProvidersPage } from './pages/providers';
 import { DevicesPage } from './pages/devices';
 import { SegmentsPage } from './pages/segments';
 import { SendPage } from './pages/send';
+import { SettingsPage } from './pages/settings';
 import { TeamPage } from './pages/team';
 import { TemplateEngagementPage } from './pages/template-engagement';
 import { TemplateEditorPage, TemplatesPage } from './pages/templates';
@@ -39,6 +41,7 @@ export const router = createBrowserRouter([
             children: [
               { index: true, element: <OverviewPage /> },
               { path: 'send', element: <SendPage /> },
+              { path: 'broadcast', element: <BroadcastPage /> },
               { path: 'notifications', element: <NotificationsPage /> },
               { path: 'notifications/:notificationId', element: <NotificationPage /> },
               { path: 'templates', element: <TemplatesPage /> },
@@ -51,6 +54,7 @@ export const router = createBrowserRouter([
               { path: 'keys', element: <ApiKeysPage /> },
               { path: 'team', element: <TeamPage /> },
               { path: 'audit-log', element: <AuditLogPage /> },
+              { path: 'settings', element: <SettingsPage /> },
             ],
           },
           { path: '*', element: <NotFoundPage /> },

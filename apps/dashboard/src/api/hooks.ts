@@ -1,7 +1,8 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { FINAL_STATUSES, type components, type paths } from '@herald/client';
-import type { Audience, auditLogFilters, createInviteBody, createKeyBody, createProjectBody, createSegmentBody, createTemplateBody, sendBody, updateSegmentBody, updateTemplateBody } from '@herald/schemas';
+import type { Audience, auditLogFilters, broadcastBody, createInviteBody, createKeyBody, createProjectBody, createSegmentBody, createTemplateBody, sendBody, updateSegmentBody, updateSettingsBody, updateTemplateBody } from '@herald/schemas';
 import type { z } from 'zod';
+import type { Rollout } from '../lib/rollout';
 import { api, call, session } from './client';
 import { queryKeys } from './query-keys';
 
@@ -131,14 +132,51 @@ export const useNotifications = (projectId: string, page: number, limit = 20) =>
     placeholderData: keepPreviousData,
     refetchInterval: 10_000,
   });
+/**
+ * A broadcast's body: the API's, and a staged `rollout` (sent only when the user sets one up; see
+ * lib/rollout.ts for its shape).
+ */
+export type BroadcastRequest = z.output<typeof broadcastBody> & { rollout?: Rollout };
+export const useBroadcast = (projectId: string) =>
+  useWrite(
+    ({ body, idempotencyKey }: { body: BroadcastRequest; idempotencyKey: string }) =>
+      call(api.POST('/push/broadcast', { params: { query: { projectId }, header: { 'Idempotency-Key': idempotencyKey } }, body })),
+    [queryKeys.notifications(projectId)],
+  );
+/** A dry run of an audience: its count, and with `deliverAt` how many devices fall in each local delivery hour. */
+export const countAudience = (projectId: string, body: AudienceCountRequest) => call(api.POST('/push/audience/count', { params: { query: { projectId } }, body }));
+export type AudienceCountRequest = paths['/push/audience/count']['post']['requestBody']['content']['application/json'];
+export const useCancelNotification = (projectId: string) =>
+  useWrite(
+    (notificationId: string) => call(api.POST('/push/notifications/{notificationId}/cancel', { params: { path: { notificationId }, query: { projectId } } })),
+    [queryKeys.notifications(projectId)],
+  );
+/** Goes on with a halted rollout's next stage (the route may be newer than this client's types: called by its path). */
+export const useResumeNotification = (projectId: string) =>
+  useWrite(
+    (notificationId: string) =>
+      call(
+        (api.POST as unknown as (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>)('/push/notifications/{notificationId}/resume', {
+          params: { path: { notificationId }, query: { projectId } },
+        }),
+      ),
+    [queryKeys.notifications(projectId)],
+  );
 export const isFinal = (status: string | undefined) => !!status && (FINAL_STATUSES as readonly string[]).includes(status);
-export const useNotification = (projectId: string, notificationId: string | undefined) =>
+/** A notification and one page of its deliveries (`deliveriesAfter`: the page after that device id). */
+export const useNotification = (projectId: string, notificationId: string | undefined, deliveriesAfter?: string) =>
   useQuery({
-    queryKey: queryKeys.notification(projectId, notificationId ?? ''),
-    queryFn: () => call(api.GET('/push/notifications/{notificationId}', { params: { path: { notificationId: notificationId! }, query: { projectId } } })),
+    queryKey: [...queryKeys.notification(projectId, notificationId ?? ''), deliveriesAfter ?? null],
+    queryFn: () => call(api.GET('/push/notifications/{notificationId}', { params: { path: { notificationId: notificationId! }, query: { projectId, ...(deliveriesAfter ? { deliveriesAfter } : {}) } } })),
     enabled: !!notificationId,
-    // Followed until it is final.
-    refetchInterval: (q) => (isFinal(q.state.data?.status) ? false : 1000),
+    placeholderData: keepPreviousData,
+    // Followed until it is final; a halted rollout waits for a person, and held deliveries for their
+    // time (hours, maybe), so those are asked less often.
+    refetchInterval: (q) => {
+      const data = q.state.data;
+      if (isFinal(data?.status)) return false;
+      return (data?.status as string | undefined) === 'halted' || data?.stats.held ? 5000 : 1000;
+    },
   });
 
 // Segments and audience counts
@@ -166,6 +204,13 @@ export const useAudienceCount = (projectId: string, audience: Audience | undefin
     placeholderData: keepPreviousData,
     retry: false,
   });
+// Project settings (local time and quiet hours)
+export type ProjectSettings = paths['/projects/{projectId}/settings']['get']['responses'][200]['content']['application/json'];
+export const useSettings = (projectId: string) =>
+  useQuery({ queryKey: queryKeys.settings(projectId), queryFn: () => call(api.GET('/projects/{projectId}/settings', { params: { path: { projectId } } })) });
+export const useUpdateSettings = (projectId: string) =>
+  useWrite((body: z.output<typeof updateSettingsBody>) => call(api.PUT('/projects/{projectId}/settings', { params: { path: { projectId } }, body })), [queryKeys.settings(projectId)]);
+
 // Audit log
 export type AuditFilters = z.output<typeof auditLogFilters>;
 export const useAuditLog = (projectId: string, filters: AuditFilters, cursor: string | undefined, enabled: boolean) =>

@@ -27,6 +27,7 @@ export const queryKeys = {
   segments: (projectId: string) => [...queryKeys.project(projectId), 'segments'] as const,
   audienceCounts: (projectId: string) => [...queryKeys.project(projectId), 'audience-count'] as const,
   audienceCount: (projectId: string, audience: unknown) => [...queryKeys.audienceCounts(projectId), audience] as const,
+  settings: (projectId: string) => [...queryKeys.project(projectId), 'settings'] as const,
   auditLog: (projectId: string) => [...queryKeys.project(projectId), 'audit-log'] as const,
   auditPage: (projectId: string, filters: object, cursor: string | undefined) => [...queryKeys.auditLog(projectId), 'list', filters, cursor ?? null] as const,
   auditVerify: (projectId: string) => [...queryKeys.auditLog(projectId), 'verify'] as const,

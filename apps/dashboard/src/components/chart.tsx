@@ -76,7 +76,8 @@ export function TrendChart({ title, days, series }: { title: string; days: strin
         {days.map((d, i) =>
           // A label a week apart, counted back from today's.
           (days.length - 1 - i) % 7 === 0 ? (
-            <text key={d} x={x(i)} y={height - 6} textAnchor="middle">
+            // The last one (today's) ends at the right edge instead of being cut by it.
+            <text key={d} x={x(i)} y={height - 6} textAnchor={i === days.length - 1 ? 'end' : 'middle'}>
               {d.slice(5)}
             </text>
           ) : null,

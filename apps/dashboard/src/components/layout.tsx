@@ -90,6 +90,7 @@ export const useProjectContext = () => useOutletContext<ProjectContext>();
 const NAV = [
   ['', 'Overview'],
   ['send', 'Send a test push'],
+  ['broadcast', 'Broadcast'],
   ['notifications', 'Notifications'],
   ['templates', 'Templates'],
   ['devices', 'Devices'],
@@ -98,6 +99,7 @@ const NAV = [
   ['keys', 'API keys'],
   ['team', 'Team'],
   ['audit-log', 'Audit log'],
+  ['settings', 'Settings'],
 ] as const;
 
 export function ProjectLayout() {

@@ -67,8 +67,8 @@ export function AuditLogPage() {
     { header: 'Time', className: 'muted', cell: (e) => formatDate(e.createdAt) },
     { header: 'Actor', cell: (e) => actorLabel(e.actor) },
     { header: 'Action', cell: (e) => <code>{e.action}</code> },
-    { header: 'Target', hideOnPhone: true, cell: (e) => <span className="small">{e.target.type}{e.target.id ? ` ${e.target.id.slice(0, 8)}…` : ''}</span> },
-    { header: 'Changes', hideOnPhone: true, cell: (e) => <ChangeList changes={e.changes} /> },
+    { header: 'Target', cell: (e) => <span className="small">{e.target.type}{e.target.id ? ` ${e.target.id.slice(0, 8)}…` : ''}</span> },
+    { header: 'Changes', cell: (e) => <ChangeList changes={e.changes} /> },
   ];
 
   if (!isAdmin) {
@@ -101,7 +101,7 @@ export function AuditLogPage() {
           ))}
         {verify.error && <ErrorNotice error={verify.error} />}
         <Card>
-          <form className="row" style={{ alignItems: 'flex-end', flexWrap: 'wrap' }} noValidate onSubmit={applyFilters}>
+          <form className="filter-bar" noValidate onSubmit={applyFilters}>
             <SelectField label="Action" value={form.values.action ?? ''} onChange={(e) => form.set('action', (e.target.value || undefined) as AuditFilters['action'])} error={form.errors.action}>
               <option value="">Any action</option>
               {AUDIT_ACTIONS.map((a) => (
@@ -114,31 +114,36 @@ export function AuditLogPage() {
             <TextField label="Target type" placeholder="e.g. template" {...text('targetType')} />
             <TextField label="From" type="datetime-local" value={range.from} onChange={(e) => setRange((r) => ({ ...r, from: e.target.value }))} error={form.errors.from} />
             <TextField label="To" type="datetime-local" value={range.to} onChange={(e) => setRange((r) => ({ ...r, to: e.target.value }))} error={form.errors.to} />
-            <Button variant="primary" type="submit">
-              Filter
-            </Button>
+            <div>
+              <Button variant="primary" type="submit">
+                Filter
+              </Button>
+            </div>
           </form>
         </Card>
+        {/* On a phone each entry is a card: five columns do not fit, and the changes matter most. */}
         <Card bodyless>
-          <DataTable
-            label="Audit entries"
-            columns={columns}
-            rows={log.data?.data}
-            rowKey={(e) => e.id}
-            loading={log.isLoading}
-            error={log.error}
-            empty={<EmptyState title="No entries">No change matches these filters.</EmptyState>}
-            footer={
-              <div className="row" style={{ justifyContent: 'flex-end', padding: 12 }}>
-                <Button size="sm" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>
-                  Newer
-                </Button>
-                <Button size="sm" disabled={!log.data?.nextCursor} onClick={() => setCursors((c) => [...c, log.data?.nextCursor ?? undefined])}>
-                  Older
-                </Button>
-              </div>
-            }
-          />
+          <div className="entry-cards">
+            <DataTable
+              label="Audit entries"
+              columns={columns}
+              rows={log.data?.data}
+              rowKey={(e) => e.id}
+              loading={log.isLoading}
+              error={log.error}
+              empty={<EmptyState title="No entries">No change matches these filters.</EmptyState>}
+              footer={
+                <div className="row" style={{ justifyContent: 'flex-end', padding: 12 }}>
+                  <Button size="sm" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>
+                    Newer
+                  </Button>
+                  <Button size="sm" disabled={!log.data?.nextCursor} onClick={() => setCursors((c) => [...c, log.data?.nextCursor ?? undefined])}>
+                    Older
+                  </Button>
+                </div>
+              }
+            />
+          </div>
         </Card>
       </div>
     </>

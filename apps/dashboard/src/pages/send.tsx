@@ -1,24 +1,23 @@
 import { sendBody } from '@herald/schemas';
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router';
-import { useSend, useTemplates, useTemplateVariables } from '../api/hooks';
+import { useSend, useTemplates } from '../api/hooks';
 import { useProjectContext } from '../components/layout';
-import { Button, Card, EmptyState, ErrorNotice, Loading, PageHeader, SelectField, TextField } from '../components/ui';
+import { LocalTimeFields, NOW, timingFields } from '../components/local-time-fields';
+import { TemplateSelect, useTemplateChoice, VariableFields } from '../components/template-fields';
+import { Button, Card, EmptyState, ErrorNotice, Loading, PageHeader, TextField } from '../components/ui';
 import { useSchemaCheck } from '../lib/schema-form';
-import { nestVariables } from '../lib/variables';
 import { NotificationDetail } from './notifications';
 
 export function SendPage() {
   const { projectId } = useProjectContext();
   const templates = useTemplates(projectId, 1, 100);
-  const [templateId, setTemplateId] = useState('');
+  const choice = useTemplateChoice(projectId);
   const [userId, setUserId] = useState('');
-  const [values, setValues] = useState<Record<string, string>>({});
   const [imageUrl, setImageUrl] = useState('');
-  const variables = useTemplateVariables(projectId, templateId || undefined);
+  const [timing, setTiming] = useState(NOW);
   const send = useSend(projectId);
-  const names = useMemo(() => variables.data?.variables ?? [], [variables.data]);
-  const request = { userId, templateId, variables: nestVariables(Object.fromEntries(names.map((n) => [n, values[n] ?? '']))), ...(imageUrl.trim() ? { imageUrl: imageUrl.trim() } : {}) };
+  const request = { userId, templateId: choice.templateId, variables: choice.request, ...(imageUrl.trim() ? { imageUrl: imageUrl.trim() } : {}), ...timingFields(timing) };
   const { errors, submit } = useSchemaCheck(sendBody, request, send.error);
 
   if (templates.isLoading) return <Loading />;
@@ -45,30 +44,15 @@ export function SendPage() {
               }}
             >
               <div className="grid-2">
-                <SelectField label="Template" required error={errors.templateId} value={templateId} onChange={(e) => { setTemplateId(e.target.value); send.reset(); }}>
-                  <option value="">Choose a template…</option>
-                  {list.map((t) => (
-                    <option key={t.id} value={t.id}>{t.name}</option>
-                  ))}
-                </SelectField>
+                <TemplateSelect choice={choice} templates={list} error={errors.templateId} onChange={() => send.reset()} />
                 <TextField label="User id" required value={userId} onChange={(e) => setUserId(e.target.value)} error={errors.userId} hint="All of this user's registered devices receive it." />
               </div>
-              {templateId && variables.isLoading && <Loading label="Reading the template's variables…" />}
-              <ErrorNotice error={variables.error} />
-              {names.length > 0 && (
-                <fieldset className="stack-sm">
-                  <legend>Variables</legend>
-                  <div className="grid-2">
-                    {names.map((n) => (
-                      <TextField key={n} label={n} value={values[n] ?? ''} onChange={(e) => setValues({ ...values, [n]: e.target.value })} />
-                    ))}
-                  </div>
-                </fieldset>
-              )}
+              <VariableFields choice={choice} />
               <TextField label="Image URL (optional)" type="url" value={imageUrl} onChange={(e) => setImageUrl(e.target.value)} error={errors.imageUrl} placeholder="https://…" />
+              <LocalTimeFields projectId={projectId} value={timing} onChange={setTiming} errors={errors} />
               <ErrorNotice error={send.error} />
               <div>
-                <Button variant="primary" type="submit" disabled={!templateId || send.isPending}>
+                <Button variant="primary" type="submit" disabled={!choice.templateId || send.isPending}>
                   {send.isPending ? 'Sending…' : 'Send push'}
                 </Button>
               </div>
