@@ -11,6 +11,21 @@ import { warmUpWhenIdle } from './tuning/warm-up';
 async function main() {
   installLeanAsyncResourceBind();
   const config = loadOrExit(loadWorkerConfig);
+  // The signal handlers come first: a SIGTERM that arrives before them (a pod stopped while it starts,
+  // or just after it said it started, before its next line ran) would kill the process at once, as the
+  // default action does. One that arrives during the start is acted on once the start is done.
+  let shutdown: ((signal: string) => Promise<void>) | undefined;
+  let signalledDuringStart: string | undefined;
+  const onSignal = (signal: string) => {
+    if (shutdown) void shutdown(signal);
+    else if (!signalledDuringStart) {
+      signalledDuringStart = signal;
+      // A start that cannot finish (Postgres or Redis unreachable) does not keep a stopped worker alive.
+      setTimeout(() => process.exit(1), config.shutdownGraceMs).unref();
+    }
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
   // The metrics observe the container's services and read its queues: made first, given the queues after.
   const queues: Partial<Pick<WorkerContainer, 'queue' | 'webhookQueue'>> = {};
   const metrics = createWorkerMetrics(
@@ -59,7 +74,7 @@ async function main() {
   const metricsPort = (metricsServer?.address() as { port: number } | null)?.port;
   c.logger.info({ concurrency: config.concurrency, metricsPort }, 'Herald worker started');
 
-  const shutdown = async (signal: string) => {
+  shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     // No new job is taken; the jobs under way finish, or at two thirds of the grace period hand back
@@ -82,8 +97,7 @@ async function main() {
     clearTimeout(force);
     process.exit(0);
   };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  if (signalledDuringStart) void shutdown(signalledDuringStart);
 }
 
 void main();
