@@ -31,6 +31,7 @@ const REDIS_SUITES = [
   'apps/worker/src/delivery/rate-limiter.test.ts',
   'apps/worker/src/maintenance/sweeper.e2e.test.ts',
   'apps/worker/src/maintenance/webhook-sweeper.e2e.test.ts',
+  'apps/worker/src/maintenance/webhook-giveup.e2e.test.ts',
   'apps/worker/src/webhooks/webhooks.e2e.test.ts',
   'apps/worker/src/webhooks/webhooks-fairness.e2e.test.ts',
   'apps/worker/src/webhooks/project-slots.test.ts',
