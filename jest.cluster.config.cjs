@@ -6,6 +6,8 @@
  * webhook slots, the lastUsedAt gate. Not here: suites that stop a Redis of their own (outage tests),
  * and those that only need an API to answer (what Redis does for them is covered by the suites here).
  */
+const { existsSync } = require('node:fs');
+const path = require('node:path');
 const base = require('./jest.config.js');
 
 const REDIS_SUITES = [
@@ -40,6 +42,10 @@ const REDIS_SUITES = [
   'test/shutdown.e2e.test.ts',
   'test/scale-out.test.ts',
 ];
+
+// A file renamed or moved would otherwise leave the cluster run silently, matching nothing.
+const missing = REDIS_SUITES.filter((file) => !existsSync(path.join(__dirname, file)));
+if (missing.length) throw new Error(`jest.cluster.config.cjs lists test files that do not exist: ${missing.join(', ')}`);
 
 /** @type {import('jest').Config} */
 module.exports = { ...base, testMatch: REDIS_SUITES.map((file) => `<rootDir>/${file}`) };
