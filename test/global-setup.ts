@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { ensureDatabase, migrate } from '../packages/db/src/migrate';
 import { startRedisCluster, type PrivateRedisCluster } from './redis-cluster';
 
+/** REDIS_URL of a `HERALD_TEST_REDIS=cluster` run: port 1 on loopback, where nothing listens. */
+const UNREACHABLE_REDIS_URL = 'redis://127.0.0.1:1';
+
 /** The cluster of a `HERALD_TEST_REDIS=cluster` run, for the teardown (same process). */
 export const shared: { cluster?: PrivateRedisCluster } = {};
 
@@ -26,5 +29,8 @@ export default async function globalSetup() {
   if (process.env.HERALD_TEST_REDIS === 'cluster') {
     shared.cluster = await startRedisCluster();
     process.env.REDIS_CLUSTER_NODES = shared.cluster.nodes;
+    // Nothing of the run may reach the single server by mistake: whatever still uses REDIS_URL without
+    // being given a Redis of its own fails instead of passing on the wrong Redis.
+    process.env.REDIS_URL = UNREACHABLE_REDIS_URL;
   }
 }

@@ -10,6 +10,7 @@ export * from './fixtures';
 export * from './harness';
 export * from './pg-sessions';
 export * from './pipeline';
+export * from './run-redis';
 export * from './services';
 export * from './smtp';
 export * from './wait';

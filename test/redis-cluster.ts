@@ -90,11 +90,19 @@ export async function startRedisCluster({ nodeTimeoutMs = 2000 }: ClusterStartOp
   const dir = mkdtempSync(path.join(tmpdir(), 'herald-redis-cluster-'));
   const ports: number[] = [];
   const busPorts: number[] = [];
+  /** A loopback port free now and not yet given to a node of this cluster. */
+  const unusedPort = async () => {
+    for (;;) {
+      const port = await freePort();
+      if (!ports.includes(port) && !busPorts.includes(port)) return port;
+    }
+  };
   for (let i = 0; i < 6; i++) {
-    ports.push(await freePort());
-    busPorts.push(await freePort());
+    ports.push(await unusedPort());
+    busPorts.push(await unusedPort());
   }
-  const addresses = ports.map((p) => `${HOST}:${p}`);
+  /** The nodes' addresses, fixed once they all listen (a node may have moved to other ports before). */
+  let addresses: string[] = [];
   const children = new Map<number, ChildProcess>();
   const output = new Map<number, string[]>();
   const clients = new Set<Cluster>();
@@ -134,6 +142,23 @@ export async function startRedisCluster({ nodeTimeoutMs = 2000 }: ClusterStartOp
       10_000,
       `redis-server (cluster node) on port ${port}\n${logOf(port)}`,
     );
+  };
+
+  /**
+   * Starts a node of the new cluster. Its ports were only free when picked, in the range the system
+   * also gives to outgoing connections: if another process took one meanwhile, the node starts again
+   * on fresh ones (nothing knows its address before the cluster is created).
+   */
+  const startNewNode = async (i: number) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await startNode(i);
+      } catch (err) {
+        if (attempt === 3 || !logOf(ports[i]).includes('Address already in use')) throw err;
+        ports[i] = await unusedPort();
+        busPorts[i] = await unusedPort();
+      }
+    }
   };
 
   const killAll = () => {
@@ -186,7 +211,8 @@ export async function startRedisCluster({ nodeTimeoutMs = 2000 }: ClusterStartOp
   };
 
   try {
-    await Promise.all(ports.map((_, i) => startNode(i)));
+    await Promise.all(ports.map((_, i) => startNewNode(i)));
+    addresses = ports.map((p) => `${HOST}:${p}`);
     await promisify(execFile)('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '1', '--cluster-yes'], { timeout: 60_000 });
     await waitUntil(
       async () => {

@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Queue } from 'bullmq';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { NOTIFICATIONS_QUEUE } from '@herald/core';
+import { runKeyPrefix, runRedis } from '@herald/testing';
 import { createWorkerMetrics } from './metrics';
 
 /**
@@ -15,8 +16,8 @@ let queue: Queue;
 const servers: Server[] = [];
 
 beforeAll(() => {
-  connection = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
-  queue = new Queue(NOTIFICATIONS_QUEUE, { connection, prefix: `${process.env.QUEUE_PREFIX}-metrics` });
+  connection = runRedis({ maxRetriesPerRequest: null });
+  queue = new Queue(NOTIFICATIONS_QUEUE, { connection, prefix: runKeyPrefix('metrics') });
 });
 afterAll(async () => {
   for (const s of servers) s.close();

@@ -1,17 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
+import { runKeyPrefix, runRedis, runRedisServerOf } from '@herald/testing';
 import { SendRateLimiter } from './rate-limiter';
 
-/** The FCM token bucket against a real Redis; what the bucket means end to end is in rate.e2e.test.ts. */
-const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/**
+ * The FCM token bucket against the run's Redis (one server, or the cluster of `pnpm test:cluster`);
+ * what the bucket means end to end is in rate.e2e.test.ts.
+ */
 let redis: Redis;
 let monitored: Redis;
 let monitor: Redis;
 const seen: string[][] = [];
+const shaPrefix = runKeyPrefix(`sha-${randomUUID()}`);
 
 beforeAll(async () => {
-  redis = new Redis(url);
-  monitored = new Redis(url);
+  redis = runRedis();
+  // MONITOR shows one server's commands: the one that holds the SHA test's buckets.
+  monitored = await runRedisServerOf(`${shaPrefix}:fcm-rate:any`);
   monitor = await monitored.monitor(); // a connection of its own
   monitor.on('monitor', (_time: string, args: string[]) => seen.push(args));
 });
@@ -25,7 +30,7 @@ afterAll(async () => {
 });
 
 it('grants a minute\'s worth at once by default, then says how long to wait', async () => {
-  const limiter = new SendRateLimiter(redis, `${process.env.QUEUE_PREFIX}-bucket-${randomUUID()}`, 600); // 10 a second, bursts of 600
+  const limiter = new SendRateLimiter(redis, runKeyPrefix(`bucket-${randomUUID()}`), 600); // 10 a second, bursts of 600
   const project = randomUUID();
   expect(await limiter.take(project, 600)).toEqual({ granted: 600, waitMs: 0 });
   const next = await limiter.take(project, 10);
@@ -35,7 +40,7 @@ it('grants a minute\'s worth at once by default, then says how long to wait', as
 });
 
 it('grants a burst of the given size at once, then says how long to wait', async () => {
-  const limiter = new SendRateLimiter(redis, `${process.env.QUEUE_PREFIX}-bucket-${randomUUID()}`, 600, 10); // 10 a second, bursts of 10
+  const limiter = new SendRateLimiter(redis, runKeyPrefix(`bucket-${randomUUID()}`), 600, 10); // 10 a second, bursts of 10
   const project = randomUUID();
   expect(await limiter.take(project, 10)).toEqual({ granted: 10, waitMs: 0 });
   // The bucket is empty: what refilled since (one token per 100 ms) is granted, and the rest waits.
@@ -46,8 +51,8 @@ it('grants a burst of the given size at once, then says how long to wait', async
 });
 
 it('sends the script\'s body once per connection, then only its SHA1', async () => {
-  const fresh = new Redis(url);
-  const prefix = `${process.env.QUEUE_PREFIX}-sha-${randomUUID()}`;
+  const fresh = runRedis();
+  const prefix = shaPrefix;
   const limiter = new SendRateLimiter(fresh, prefix, 600_000);
   try {
     for (let i = 0; i < 3; i++) await limiter.take(randomUUID(), 1);

@@ -1,11 +1,11 @@
-import Redis from 'ioredis';
-import { unique } from '@herald/testing';
+import type Redis from 'ioredis';
+import { runRedis, unique } from '@herald/testing';
 import { ProjectSlots } from './project-slots';
 
-/** The per-project request slots, on the real Redis. */
+/** The per-project request slots, on the run's Redis (one server, or the cluster of `pnpm test:cluster`). */
 let redis: Redis;
 beforeAll(() => {
-  redis = new Redis(process.env.REDIS_URL!);
+  redis = runRedis();
 });
 afterAll(() => redis.quit());
 
