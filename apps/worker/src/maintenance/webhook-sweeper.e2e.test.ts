@@ -1,5 +1,5 @@
 import { webhookJobId } from '@herald/core';
-import { startPipeline, startReceiver, unique, type Pipeline, type Receiver } from '@herald/testing';
+import { startPipeline, startReceiver, unique, waitUntil, type Pipeline, type Receiver } from '@herald/testing';
 
 /**
  * The webhook sweeper, as a worker runs it (a job scheduler, every SWEEP_INTERVAL_MS: a second here):
@@ -42,8 +42,9 @@ it('an overdue attempt whose job was lost is queued again; a final notification 
   expect(types.map((e) => e.type).sort()).toEqual(['notification.completed', 'webhook.test']);
   expect(types.find((e) => e.type === 'webhook.test')!.id).toBe(test.body.eventId);
   expect(types.find((e) => e.type === 'notification.completed')!.data.notification!.id).toBe(finished.id);
-  const delivery = await p.h.db.webhookDelivery.findUniqueOrThrow({ where: { id: test.body.deliveryId } });
-  expect(delivery.status).toBe('succeeded');
+  // The receiver has answered; the worker records the attempt just after.
+  let status = '';
+  await waitUntil(async () => (status = (await p.h.db.webhookDelivery.findUniqueOrThrow({ where: { id: test.body.deliveryId } })).status) === 'succeeded', 5000, () => `the test event's delivery to succeed (${status})`);
   // Swept once: the next sweeps find nothing left to do.
   await new Promise((res) => setTimeout(res, 2500));
   expect(r.at(path)).toHaveLength(2);
