@@ -205,12 +205,15 @@ describe('broadcasts, local time and settings in a real browser', () => {
     await zone.waitFor();
     expect(await zone.inputValue()).toBe('Europe/Berlin');
     expect(await page.getByLabel('Quiet hours end').inputValue()).toBe('07:30');
+    const deliveryId = page.getByLabel(/Put each delivery.s id in its message/);
+    expect(await deliveryId.isChecked()).toBe(true);
     await page.getByLabel('Hold deliveries during quiet hours').uncheck();
+    await deliveryId.uncheck();
     await zone.selectOption('UTC');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Settings saved.').waitFor();
     const off = await p.h.get(`/projects/${t.project.id}/settings`, { token: t.owner.accessToken });
-    expect(off.body).toMatchObject({ defaultTimezone: 'UTC', quietHours: null });
+    expect(off.body).toMatchObject({ defaultTimezone: 'UTC', quietHours: null, deliveryIdInData: false });
     expect(page.problems).toEqual([]);
     await context.close();
 

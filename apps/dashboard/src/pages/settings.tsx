@@ -18,7 +18,7 @@ export function SettingsPage() {
   const update = useUpdateSettings(projectId);
   return (
     <>
-      <PageHeader title="Settings" description="How this project times its deliveries: the time zone of devices that have none, and the hours in which nothing is delivered." />
+      <PageHeader title="Settings" description="How this project times its deliveries — the time zone of devices that have none, the hours in which nothing is delivered — and what its messages carry." />
       {settings.isLoading ? (
         <Loading />
       ) : settings.error ? (
@@ -36,8 +36,9 @@ function SettingsForm({ saved, isAdmin, update }: { saved: ProjectSettings; isAd
   const [quiet, setQuiet] = useState(saved.quietHours !== null);
   const [start, setStart] = useState(saved.quietHours?.start ?? '22:00');
   const [end, setEnd] = useState(saved.quietHours?.end ?? '08:00');
+  const [deliveryId, setDeliveryId] = useState(saved.deliveryIdInData);
   const zones = useMemo(() => zoneChoices(saved.defaultTimezone), [saved.defaultTimezone]);
-  const request = { defaultTimezone: timezone, quietHours: quiet ? { start, end } : null };
+  const request = { defaultTimezone: timezone, quietHours: quiet ? { start, end } : null, deliveryIdInData: deliveryId };
   const { errors, submit } = useSchemaCheck(updateSettingsBody, request, update.error);
   return (
     <div className="stack">
@@ -81,6 +82,15 @@ function SettingsForm({ saved, isAdmin, update }: { saved: ProjectSettings; isAd
               <span className="hint">
                 In each device&rsquo;s own time; a window from 22:00 to 08:00 runs past midnight. A delivery that would land inside is held until the window ends. High-priority sends, and sends
                 that ask to ignore quiet hours, go through.
+              </span>
+            </fieldset>
+            <fieldset className="stack-sm">
+              <legend>Engagement</legend>
+              <label className="check-row">
+                <input type="checkbox" checked={deliveryId} onChange={(e) => setDeliveryId(e.target.checked)} /> Put each delivery&rsquo;s id in its message (<code>herald_delivery_id</code>)
+              </label>
+              <span className="hint">
+                Apps read it from a received message and report what happened to it (received, opened, clicked) through your backend. Off, messages carry no id of Herald&rsquo;s.
               </span>
             </fieldset>
           </fieldset>
