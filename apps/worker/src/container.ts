@@ -66,6 +66,13 @@ export interface WorkerContainer {
 const MAX_NOTIFICATIONS_IN_FLIGHT = 512;
 /** Devices a broadcast plans per page (one page job's deliveries), at most. */
 const FAN_OUT_PAGE_SIZE = 1000;
+/**
+ * Recipients a worker delivers at once, at most (bounds its memory: a row and a message each): eight
+ * broadcast pages. A page job waits for its claim and for the writes of each batch; with two pages at
+ * once (the former bound, 2,000) those waits left the provider's streams idle and a broadcast ran at
+ * a fraction of the bare client's rate (docs/benchmarks.md#delivery-broadcast).
+ */
+const MAX_RECIPIENTS_IN_FLIGHT = 8 * FAN_OUT_PAGE_SIZE;
 
 /** Database connections of a worker: its delivery steps each run one statement at a time, a few at once; webhooks use their own share. */
 const DELIVERY_POOL_SIZE = 8;
@@ -144,7 +151,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     rateLimiter: new SendRateLimiter(connection, config.queuePrefix, config.fcmRatePerMinute, config.fcmRateBurst),
     policy,
     batchSize: config.batchSize,
-    maxRecipientsInFlight: Math.max(config.batchSize, 4 * 500),
+    maxRecipientsInFlight: Math.max(config.batchSize, MAX_RECIPIENTS_IN_FLIGHT),
     maxNotificationsInFlight: MAX_NOTIFICATIONS_IN_FLIGHT,
     claimRenewMs: Math.max(250, Math.floor(config.lockDurationMs / 3)),
     enqueueHeld: async (held) => {
