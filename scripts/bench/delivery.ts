@@ -55,6 +55,9 @@ import Redis from 'ioredis';
 import { Client } from 'pg';
 import { api, bareLoop, cpuMs, cpuMsByName, fmt, freePort, mintAccessToken, pct, percentile, rssMiB, ROOT, serviceAccount, setupTenant, startEmulator, startNode, freshDatabase, stealMs } from './lib';
 import { dropDatabase } from '../../packages/db/src/migrate';
+import { audiencePageStatement } from '../../packages/db/src/audience-sql';
+import { bigIntToUuid } from '../../packages/db/src/audience-window';
+import type { AudienceFilter } from '../../packages/schemas/src';
 import { deleteKeysWithPrefix } from '../../test/redis-keys';
 
 /** The worker's FCM budget unless --fcm-rate says otherwise: a billion a minute, no limit at all here. */
@@ -403,6 +406,7 @@ async function broadcastMode(s: Stack): Promise<Measured> {
   await waitForFinal(s.db, 2);
   clearInterval(apiSampler);
   const { cpu, rss, statements, statementTimes, redisCommands } = await m.stop();
+  const pages = await explainPages(s, pro as AudienceFilter, count.devices);
   return {
     title: 'broadcast (all)',
     worker,
@@ -421,9 +425,45 @@ async function broadcastMode(s: Stack): Promise<Measured> {
       `planned (fan-out) / delivered, by tenth of the deliveries: ${planned.tenths.join(', ')}`,
       `fan-out:                every page planned after ${planned.fannedOutAt ? `${(planned.fannedOutAt / 1000).toFixed(2)} s (${fmt(n / (planned.fannedOutAt / 1000))} devices/s)` : 'the end'}`,
       `API RSS peak:           ${apiRss.peak.toFixed(0)} MiB`,
+      ...pages,
       `(CPU, statements and Redis commands below cover both broadcasts: ${fmt(n + count.devices)} deliveries; "per delivery" divides by the first's ${fmt(n)})`,
     ],
   };
+}
+
+/** Pages of the fan-out as the worker reads them, for a page of 1,000 (apps/worker/src/container.ts). */
+const FAN_OUT_PAGE_SIZE = 1000;
+
+/**
+ * A page of the 10 % filter from the middle of the ids, as the fan-out reads it (an id window that
+ * holds about a page of matches) and as a plain keyset page would: EXPLAIN ANALYZE with BUFFERS, under
+ * the worker's planner settings, and the Device rows each read, kept and dropped.
+ */
+async function explainPages(s: Stack, filter: AudienceFilter, matches: number): Promise<string[]> {
+  const from = 1n << 127n;
+  const after = bigIntToUuid(from);
+  const before = bigIntToUuid(from + ((1n << 128n) * BigInt(FAN_OUT_PAGE_SIZE)) / BigInt(Math.max(matches, 1)));
+  const lines: string[] = [];
+  await s.db.query('SET enable_seqscan = off; SET random_page_cost = 1.1');
+  for (const [label, options] of [
+    ['id window (the fan-out)', { after, before }],
+    ['plain keyset page', { after }],
+  ] as const) {
+    const statement = audiencePageStatement(s.tenant.projectId, filter, { ...options, limit: FAN_OUT_PAGE_SIZE, columns: ['id', 'userId', 'platform'] });
+    const { rows } = await s.db.query({ text: `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${statement.text}`, values: statement.values });
+    const root = rows[0]['QUERY PLAN'][0];
+    const nodes: Record<string, any>[] = [];
+    const walk = (node: Record<string, any>) => (nodes.push(node), (node.Plans ?? []).forEach(walk));
+    walk(root.Plan);
+    const device = nodes.filter((n) => n['Relation Name'] === 'Device');
+    const kept = device.reduce((sum, n) => sum + n['Actual Rows'], 0);
+    const dropped = device.reduce((sum, n) => sum + (n['Rows Removed by Filter'] ?? 0) + (n['Rows Removed by Index Recheck'] ?? 0), 0);
+    const buffers = root.Plan['Shared Hit Blocks'] + root.Plan['Shared Read Blocks'];
+    const shape = nodes.map((n) => n['Node Type'] + (n['Index Name'] ? ` ${n['Index Name']}` : '')).join(' > ');
+    lines.push(`page of the 10 % filter, ${label}: ${fmt(kept)} devices kept, ${fmt(dropped)} read and dropped, ${fmt(buffers)} buffers, ${root['Execution Time'].toFixed(1)} ms (${shape})`);
+  }
+  await s.db.query('RESET enable_seqscan; RESET random_page_cost');
+  return lines;
 }
 
 /**
