@@ -442,7 +442,9 @@ const FAN_OUT_PAGE_SIZE = 1000;
 async function explainPages(s: Stack, filter: AudienceFilter, matches: number): Promise<string[]> {
   const from = 1n << 127n;
   const after = bigIntToUuid(from);
-  const before = bigIntToUuid(from + ((1n << 128n) * BigInt(FAN_OUT_PAGE_SIZE)) / BigInt(Math.max(matches, 1)));
+  // A page's worth of matches; past the last id when the audience is smaller than two pages (a small run).
+  const end = from + ((1n << 128n) * BigInt(FAN_OUT_PAGE_SIZE)) / BigInt(Math.max(matches, 1));
+  const before = end < 1n << 128n ? bigIntToUuid(end) : undefined;
   const lines: string[] = [];
   await s.db.query('SET enable_seqscan = off; SET random_page_cost = 1.1');
   for (const [label, options] of [
@@ -473,10 +475,9 @@ async function explainPages(s: Stack, filter: AudienceFilter, matches: number): 
 function planningProgress(s: Stack, total: number, started: number) {
   const tenths: string[] = [];
   let fannedOutAt = 0;
-  let busy = false;
+  /** The look under way, if any: one at a time, and the last one after it. */
+  let looking: Promise<void> | undefined;
   const look = async () => {
-    if (busy) return;
-    busy = true;
     try {
       const [{ rows }, { accepted }] = await Promise.all([
         s.db.query(`SELECT "devices", "fannedOut" FROM "Notification" WHERE "audience" IS NOT NULL ORDER BY "createdAt" DESC LIMIT 1`),
@@ -488,13 +489,14 @@ function planningProgress(s: Stack, total: number, started: number) {
         tenths.push(`${((Date.now() - started) / 1000).toFixed(1)} s ${pct(rows[0].devices / total).replace(' ', '')}`);
       }
     } finally {
-      busy = false;
+      looking = undefined;
     }
   };
-  const timer = setInterval(() => void look(), 250);
+  const timer = setInterval(() => void (looking ??= look().catch(() => undefined)), 250);
   return {
     async stop() {
       clearInterval(timer);
+      await looking;
       await look();
       return { tenths, fannedOutAt };
     },
@@ -654,7 +656,7 @@ function report(m: Measured) {
   console.log(`${m.title}:`.padEnd(24) + m.rateLine);
   for (const line of m.extra) console.log(line);
   console.log(`worker CPU:             ${share(cpu.worker)} of one core, ${((cpu.worker * 1000) / m.deliveries).toFixed(0)} µs per delivery`);
-  console.log(`Postgres CPU:           ${((cpu.postgres * 1000) / m.notifications).toFixed(0)} µs per notification (every backend of the server: other users of this machine count too)`);
+  console.log(`Postgres CPU:           ${((cpu.postgres * 1000) / m.notifications).toFixed(0)} µs per notification, ${((cpu.postgres * 1000) / m.deliveries).toFixed(0)} µs per delivery (every backend of the server: other users of this machine count too)`);
   console.log(`Postgres statements:    ${m.statements} in all: ${(m.statements / m.notifications).toPrecision(2)} per notification, ${(m.statements / m.deliveries).toPrecision(2)} per delivery (sent by the worker, BEGIN/COMMIT included)`);
   if (m.statementTimes) {
     const kinds = Object.entries(m.statementTimes).sort((a, b) => b[1][1] - a[1][1]);
