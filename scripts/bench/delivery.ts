@@ -30,7 +30,9 @@
  * may analyse during the run).
  * - broadcast: `--devices` devices seeded in Postgres (every tenth tagged `plan: pro`); the count of
  *   the 10 % filter through the API, a broadcast to all (202 → first message at the emulator → last),
- *   then one to the 10 % filter; the API's and the worker's RSS are sampled throughout.
+ *   then one to the 10 % filter; the API's and the worker's RSS are sampled throughout. It also prints
+ *   how far the fan-out had planned at each tenth of the deliveries, the worker's statements by time,
+ *   and EXPLAIN ANALYZE BUFFERS of a page of the 10 % filter, as an id window and as a plain keyset page.
  *
  * Every mode prints the worker's CPU per delivery (µs), its PostgreSQL statements per notification
  * and per delivery (counted in the worker process), and its RSS at start, peak and end.

@@ -90,3 +90,17 @@ it('plans nothing for a canceled broadcast', async () => {
   expect(jobs).toEqual([]);
   expect(await h.db.delivery.count({ where: { notificationId: row.id } })).toBe(0);
 });
+
+it('a filtered fan-out (read in id windows) taken over mid-way loses and repeats nothing', async () => {
+  const { row } = await broadcastOf(60, { filter: { field: 'tags.plan', op: 'eq', value: 'pro' } });
+  const jobs: Job[] = [];
+  // The first worker queues one page, writes the next, and dies before queuing it.
+  await expect(fanOut(jobs, [], 1).run(row)).rejects.toThrow('the worker died');
+  await fanOut(jobs).run(row);
+  const ids = jobs.flatMap((j) => j.data.deliveryIds);
+  expect(new Set(jobs.map((j) => j.opts.jobId)).size).toBe(jobs.length);
+  expect(new Set(ids).size).toBe(ids.length);
+  expect(ids).toHaveLength(20);
+  expect(await h.db.delivery.count({ where: { notificationId: row.id } })).toBe(20);
+  expect(await h.db.notification.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({ devices: 20, pendingDeliveries: 20, fannedOut: true });
+});
