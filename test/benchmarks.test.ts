@@ -105,6 +105,20 @@ describe('pnpm bench:delivery', () => {
     expect(await databaseExists(database)).toBe(false);
   });
 
+  it('broadcast mode delivers to all and to the 10 % tag, and prints its progress, statements and page plans', async () => {
+    const output = await bench('--mode', 'broadcast', '--devices', '3000');
+    expect(figure(output, 'broadcast (all):', new RegExp(`${number} deliveries/s`))).toBeGreaterThan(0);
+    expect(output).toMatch(/first message at the emulator after [\d.]+ s/);
+    expect(output).toMatch(/broadcast to the 10 % filter: 300 deliveries in [\d.]+ s/);
+    expect(output).toMatch(/planned \(fan-out\) \/ delivered, by tenth of the deliveries: ([\d.]+ s [\d.]+%, ){9}[\d.]+ s [\d.]+%/);
+    expect(output).toMatch(/page of the 10 % filter, id window \(the fan-out\): [\d,]+ devices kept, [\d,]+ read and dropped, [\d,]+ buffers/);
+    expect(output).toMatch(/page of the 10 % filter, plain keyset page: [\d,]+ devices kept/);
+    expect(output).toMatch(/Postgres statements by time[^\n]*\n +[\d,]+ × +[\d.]+ ms, max +\d+ ms +herald_/);
+    expect(output).toMatch(/API RSS peak: +\d+ MiB/);
+    expectCommonFigures(output);
+    expect(await databaseExists(database)).toBe(false);
+  });
+
   it('latency mode prints the percentiles from POST to the emulator receipt', async () => {
     const output = await bench('--mode', 'latency', '--rate', '20', '--seconds', '2');
     expect(figure(output, 'latency:', new RegExp(`${number} sends/s offered`))).toBeGreaterThan(0);

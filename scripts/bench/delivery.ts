@@ -30,7 +30,9 @@
  * may analyse during the run).
  * - broadcast: `--devices` devices seeded in Postgres (every tenth tagged `plan: pro`); the count of
  *   the 10 % filter through the API, a broadcast to all (202 → first message at the emulator → last),
- *   then one to the 10 % filter; the API's and the worker's RSS are sampled throughout.
+ *   then one to the 10 % filter; the API's and the worker's RSS are sampled throughout. It also prints
+ *   how far the fan-out had planned at each tenth of the deliveries, the worker's statements by time,
+ *   and EXPLAIN ANALYZE BUFFERS of a page of the 10 % filter, as an id window and as a plain keyset page.
  *
  * Every mode prints the worker's CPU per delivery (µs), its PostgreSQL statements per notification
  * and per delivery (counted in the worker process), and its RSS at start, peak and end.
@@ -55,6 +57,9 @@ import Redis from 'ioredis';
 import { Client } from 'pg';
 import { api, bareLoop, cpuMs, cpuMsByName, fmt, freePort, mintAccessToken, pct, percentile, rssMiB, ROOT, serviceAccount, setupTenant, startEmulator, startNode, freshDatabase, stealMs } from './lib';
 import { dropDatabase } from '../../packages/db/src/migrate';
+import { audiencePageStatement } from '../../packages/db/src/audience-sql';
+import { bigIntToUuid } from '../../packages/db/src/audience-window';
+import type { AudienceFilter } from '../../packages/schemas/src';
 import { deleteKeysWithPrefix } from '../../test/redis-keys';
 
 /** The worker's FCM budget unless --fcm-rate says otherwise: a billion a minute, no limit at all here. */
@@ -172,7 +177,15 @@ async function main() {
   const redis = new Redis(env.REDIS_URL);
   /** Commands the Redis server has run so far (every client's: in one-user mode only the worker's while it drains). */
   const redisCommands = async () => Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))![1]);
-  const ctx: Stack = { url, db, tenant, emulator, apiPid: apiProcess.pid, startWorker, statements, redisCommands };
+  /** The worker's statements by kind, as of its last answer to `statements()`: [count, ms in all, slowest ms]. */
+  const statementTimes = (): StatementTimes => {
+    try {
+      return JSON.parse(readFileSync(`${countFile}.times`, 'utf8')) as StatementTimes;
+    } catch {
+      return {};
+    }
+  };
+  const ctx: Stack = { url, db, tenant, emulator, apiPid: apiProcess.pid, startWorker, statements, statementTimes, redisCommands };
   console.log(`machine: ${cpus().length} × ${cpus()[0].model}, Node ${process.version}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   console.log(`api, worker (node ${WORKER_NODE_FLAGS.join(' ') || 'without flags'}) and emulator are separate processes; figures are from this one run, read the ratios`);
   console.log(`FCM_RATE_PER_MINUTE=${fmt(Number(args['fcm-rate']))}${Number(args['fcm-rate']) === LIFTED_FCM_RATE ? ' (lifted: the run measures the worker, not the quota)' : ''}\n`);
@@ -230,8 +243,13 @@ interface Stack {
   startWorker(): Promise<Worker>;
   /** PostgreSQL statements the worker has sent so far. */
   statements(): Promise<number>;
+  /** Their kinds and times, as of the last `statements()`. */
+  statementTimes(): StatementTimes;
   redisCommands(): Promise<number>;
 }
+
+/** By kind of statement (its prepared name or first words): [count, ms from sent to answered in all, slowest ms]. */
+type StatementTimes = Record<string, readonly [number, number, number]>;
 
 interface Measured {
   title: string;
@@ -242,6 +260,8 @@ interface Measured {
   rateLine: string;
   cpu: Record<'worker' | 'api' | 'emulator' | 'postgres' | 'redis' | 'steal', number>;
   statements: number;
+  /** The statements' kinds and times during the measurement (what the worker waited for). */
+  statementTimes?: StatementTimes;
   redisCommands: number;
   rss: { start: number; peak: number; end: number };
   extra: string[];
@@ -252,6 +272,7 @@ async function meter(s: Stack, worker: Worker) {
   const sample = () => ({ worker: cpuMs(worker.pid), api: cpuMs(s.apiPid), emulator: cpuMs(s.emulator.pid), postgres: cpuMsByName('postgres'), redis: cpuMsByName('redis-server'), steal: stealMs() });
   const cpu0 = sample();
   const statements0 = await s.statements();
+  const times0 = s.statementTimes();
   const commands0 = await s.redisCommands();
   const start = rssMiB(worker.pid);
   // The peak includes the start: a worker that gives memory back during a short run peaked there.
@@ -265,7 +286,12 @@ async function meter(s: Stack, worker: Worker) {
       rss.end = rssMiB(worker.pid);
       rss.peak = Math.max(rss.peak, rss.end);
       const cpu = Object.fromEntries(Object.entries(cpu1).map(([k, v]) => [k, v - cpu0[k as keyof typeof cpu0]])) as Measured['cpu'];
-      return { cpu, rss, statements: (await s.statements()) - statements0, redisCommands: (await s.redisCommands()) - commands0 };
+      const statements = (await s.statements()) - statements0;
+      const times1 = s.statementTimes();
+      const statementTimes = Object.fromEntries(
+        Object.entries(times1).map(([kind, [count, ms, max]]) => [kind, [count - (times0[kind]?.[0] ?? 0), ms - (times0[kind]?.[1] ?? 0), max]] as const).filter(([, [count]]) => count > 0),
+      );
+      return { cpu, rss, statements, statementTimes, redisCommands: (await s.redisCommands()) - commands0 };
     },
   };
 }
@@ -367,10 +393,12 @@ async function broadcastMode(s: Stack): Promise<Measured> {
   await api(s.url, 'POST', '/push/broadcast', { apiKey: s.tenant.apiKey, body: { templateId: s.tenant.templateId, variables: { order: '#1', name: 'there' }, audience: { all: true } }, expect: 202 });
   const acceptedMs = Date.now() - started;
   let firstAt = 0;
+  const progress = planningProgress(s, n, started);
   await waitForEmulator(s, n, worker, (accepted) => {
     if (accepted > 0 && !firstAt) firstAt = Date.now() - started;
   });
   const seconds = (Date.now() - started) / 1000;
+  const planned = await progress.stop();
   await waitForFinal(s.db, 1);
   await s.emulator.clear();
   const filteredStarted = Date.now();
@@ -379,7 +407,8 @@ async function broadcastMode(s: Stack): Promise<Measured> {
   const filteredSeconds = (Date.now() - filteredStarted) / 1000;
   await waitForFinal(s.db, 2);
   clearInterval(apiSampler);
-  const { cpu, rss, statements, redisCommands } = await m.stop();
+  const { cpu, rss, statements, statementTimes, redisCommands } = await m.stop();
+  const pages = await explainPages(s, pro as AudienceFilter, count.devices);
   return {
     title: 'broadcast (all)',
     worker,
@@ -389,14 +418,90 @@ async function broadcastMode(s: Stack): Promise<Measured> {
     rateLine: `${fmt(n / seconds)} deliveries/s (202 after ${acceptedMs} ms; first message at the emulator after ${(firstAt / 1000).toFixed(2)} s; last after ${seconds.toFixed(2)} s)`,
     cpu,
     statements,
+    statementTimes,
     redisCommands,
     rss,
     extra: [
       `count of the 10 % filter: ${fmt(count.devices)} devices in ${countMs} ms (through the API)`,
       `broadcast to the 10 % filter: ${fmt(count.devices)} deliveries in ${filteredSeconds.toFixed(2)} s (${fmt(count.devices / filteredSeconds)}/s)`,
+      `planned (fan-out) / delivered, by tenth of the deliveries: ${planned.tenths.join(', ')}`,
+      `fan-out:                every page planned after ${planned.fannedOutAt ? `${(planned.fannedOutAt / 1000).toFixed(2)} s (${fmt(n / (planned.fannedOutAt / 1000))} devices/s)` : 'the end'}`,
       `API RSS peak:           ${apiRss.peak.toFixed(0)} MiB`,
+      ...pages,
       `(CPU, statements and Redis commands below cover both broadcasts: ${fmt(n + count.devices)} deliveries; "per delivery" divides by the first's ${fmt(n)})`,
     ],
+  };
+}
+
+/** Pages of the fan-out as the worker reads them, for a page of 1,000 (apps/worker/src/container.ts). */
+const FAN_OUT_PAGE_SIZE = 1000;
+
+/**
+ * A page of the 10 % filter from the middle of the ids, as the fan-out reads it (an id window that
+ * holds about a page of matches) and as a plain keyset page would: EXPLAIN ANALYZE with BUFFERS, under
+ * the worker's planner settings, and the Device rows each read, kept and dropped.
+ */
+async function explainPages(s: Stack, filter: AudienceFilter, matches: number): Promise<string[]> {
+  const from = 1n << 127n;
+  const after = bigIntToUuid(from);
+  // A page's worth of matches; past the last id when the audience is smaller than two pages (a small run).
+  const end = from + ((1n << 128n) * BigInt(FAN_OUT_PAGE_SIZE)) / BigInt(Math.max(matches, 1));
+  const before = end < 1n << 128n ? bigIntToUuid(end) : undefined;
+  const lines: string[] = [];
+  await s.db.query('SET enable_seqscan = off; SET random_page_cost = 1.1');
+  for (const [label, options] of [
+    ['id window (the fan-out)', { after, before }],
+    ['plain keyset page', { after }],
+  ] as const) {
+    const statement = audiencePageStatement(s.tenant.projectId, filter, { ...options, limit: FAN_OUT_PAGE_SIZE, columns: ['id', 'userId', 'platform'] });
+    const { rows } = await s.db.query({ text: `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${statement.text}`, values: statement.values });
+    const root = rows[0]['QUERY PLAN'][0];
+    const nodes: Record<string, any>[] = [];
+    const walk = (node: Record<string, any>) => (nodes.push(node), (node.Plans ?? []).forEach(walk));
+    walk(root.Plan);
+    const device = nodes.filter((n) => n['Relation Name'] === 'Device');
+    const kept = device.reduce((sum, n) => sum + n['Actual Rows'], 0);
+    const dropped = device.reduce((sum, n) => sum + (n['Rows Removed by Filter'] ?? 0) + (n['Rows Removed by Index Recheck'] ?? 0), 0);
+    const buffers = root.Plan['Shared Hit Blocks'] + root.Plan['Shared Read Blocks'];
+    const shape = nodes.map((n) => n['Node Type'] + (n['Index Name'] ? ` ${n['Index Name']}` : '')).join(' > ');
+    lines.push(`page of the 10 % filter, ${label}: ${fmt(kept)} devices kept, ${fmt(dropped)} read and dropped, ${fmt(buffers)} buffers, ${root['Execution Time'].toFixed(1)} ms (${shape})`);
+  }
+  await s.db.query('RESET enable_seqscan; RESET random_page_cost');
+  return lines;
+}
+
+/**
+ * How far the fan-out had planned when each tenth of the broadcast's deliveries had reached the
+ * emulator, and when it planned its last page: whether planning or sending is the limit.
+ */
+function planningProgress(s: Stack, total: number, started: number) {
+  const tenths: string[] = [];
+  let fannedOutAt = 0;
+  /** The look under way, if any: one at a time, and the last one after it. */
+  let looking: Promise<void> | undefined;
+  const look = async () => {
+    try {
+      const [{ rows }, { accepted }] = await Promise.all([
+        s.db.query(`SELECT "devices", "fannedOut" FROM "Notification" WHERE "audience" IS NOT NULL ORDER BY "createdAt" DESC LIMIT 1`),
+        s.emulator.stats(),
+      ]);
+      if (!rows[0]) return;
+      if (rows[0].fannedOut && !fannedOutAt) fannedOutAt = Date.now() - started;
+      while (tenths.length < 10 && accepted >= ((tenths.length + 1) * total) / 10) {
+        tenths.push(`${((Date.now() - started) / 1000).toFixed(1)} s ${pct(rows[0].devices / total).replace(' ', '')}`);
+      }
+    } finally {
+      looking = undefined;
+    }
+  };
+  const timer = setInterval(() => void (looking ??= look().catch(() => undefined)), 250);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await looking;
+      await look();
+      return { tenths, fannedOutAt };
+    },
   };
 }
 
@@ -553,8 +658,13 @@ function report(m: Measured) {
   console.log(`${m.title}:`.padEnd(24) + m.rateLine);
   for (const line of m.extra) console.log(line);
   console.log(`worker CPU:             ${share(cpu.worker)} of one core, ${((cpu.worker * 1000) / m.deliveries).toFixed(0)} µs per delivery`);
-  console.log(`Postgres CPU:           ${((cpu.postgres * 1000) / m.notifications).toFixed(0)} µs per notification (every backend of the server: other users of this machine count too)`);
+  console.log(`Postgres CPU:           ${((cpu.postgres * 1000) / m.notifications).toFixed(0)} µs per notification, ${((cpu.postgres * 1000) / m.deliveries).toFixed(0)} µs per delivery (every backend of the server: other users of this machine count too)`);
   console.log(`Postgres statements:    ${m.statements} in all: ${(m.statements / m.notifications).toPrecision(2)} per notification, ${(m.statements / m.deliveries).toPrecision(2)} per delivery (sent by the worker, BEGIN/COMMIT included)`);
+  if (m.statementTimes) {
+    const kinds = Object.entries(m.statementTimes).sort((a, b) => b[1][1] - a[1][1]);
+    console.log(`Postgres statements by time (sent → answered, the worker's side; count, mean, slowest):`);
+    for (const [kind, [count, ms, max]] of kinds.slice(0, 8)) console.log(`  ${fmt(count).padStart(7)} × ${(ms / count).toFixed(1).padStart(7)} ms, max ${max.toFixed(0).padStart(5)} ms  ${kind}`);
+  }
   console.log(`Redis commands:         ${(m.redisCommands / m.notifications).toPrecision(3)} per notification (every client's: the API's too while it accepts)`);
   console.log(`worker RSS:             start ${m.rss.start.toFixed(0)} MiB, peak ${m.rss.peak.toFixed(0)} MiB, end ${m.rss.end.toFixed(0)} MiB`);
   console.log(`CPU of one core:        worker ${share(cpu.worker)}, emulator ${share(cpu.emulator)}, postgres ${share(cpu.postgres)}, redis ${share(cpu.redis)}, api ${share(cpu.api)}, steal ${share(cpu.steal)} (2 cores = 200 %); load average now ${loadavg()[0].toFixed(2)}`);

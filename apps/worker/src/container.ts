@@ -66,6 +66,15 @@ export interface WorkerContainer {
 const MAX_NOTIFICATIONS_IN_FLIGHT = 512;
 /** Devices a broadcast plans per page (one page job's deliveries), at most. */
 const FAN_OUT_PAGE_SIZE = 1000;
+/**
+ * Recipients a worker delivers at once, at most (bounds its memory: a row and a message each): eight
+ * broadcast pages. A page job waits for its claim and for the writes of each batch; with two pages at
+ * once (the former bound, 2,000) those waits left the provider's streams idle. More is not better at
+ * a million devices: with sixteen pages the worker spent 124 µs of CPU per delivery against 73 µs with
+ * eight, and delivered 25 % slower; its heap is capped at 96 MB, and what is in flight lives long
+ * enough to be promoted, so more of it means more full collections (docs/benchmarks.md).
+ */
+const MAX_RECIPIENTS_IN_FLIGHT = 8 * FAN_OUT_PAGE_SIZE;
 
 /** Database connections of a worker: its delivery steps each run one statement at a time, a few at once; webhooks use their own share. */
 const DELIVERY_POOL_SIZE = 8;
@@ -144,7 +153,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     rateLimiter: new SendRateLimiter(connection, config.queuePrefix, config.fcmRatePerMinute, config.fcmRateBurst),
     policy,
     batchSize: config.batchSize,
-    maxRecipientsInFlight: Math.max(config.batchSize, 4 * 500),
+    maxRecipientsInFlight: Math.max(config.batchSize, MAX_RECIPIENTS_IN_FLIGHT),
     maxNotificationsInFlight: MAX_NOTIFICATIONS_IN_FLIGHT,
     claimRenewMs: Math.max(250, Math.floor(config.lockDurationMs / 3)),
     enqueueHeld: async (held) => {

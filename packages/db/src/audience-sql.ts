@@ -219,17 +219,21 @@ export function audienceSelectStatement(projectId: string, filter: AudienceFilte
 export interface AudiencePageOptions extends AudienceSelectOptions {
   /** The last id of the previous page; absent for the first page. */
   after?: string;
+  /** An upper bound on the ids (inclusive), so that a selective filter's index can answer the page (audience-window.ts). */
+  before?: string;
   limit: number;
 }
 
 /**
  * One keyset page of a project's matching devices, in id order: `… AND d."id" > $after ORDER BY d."id"
  * LIMIT $limit`. Streaming an audience page by page holds one page in memory whatever its size; the
- * next page starts after the last id of this one.
+ * next page starts after the last id of this one (or after `before`, when the window held less than
+ * a page).
  */
 export function audiencePageStatement(projectId: string, filter: AudienceFilter | undefined, options: AudiencePageOptions): QueryConfig {
   const { where, params } = audienceWhere(projectId, filter, options);
   const after = options.after === undefined ? '' : ` AND d."id" > ${params.add(options.after, 'uuid')}`;
+  const before = options.before === undefined ? '' : ` AND d."id" <= ${params.add(options.before, 'uuid')}`;
   const limit = params.add(options.limit, 'int');
-  return { text: `SELECT ${selectList(options.columns)} FROM "Device" d WHERE ${where}${after} ORDER BY d."id" LIMIT ${limit}`, values: params.values };
+  return { text: `SELECT ${selectList(options.columns)} FROM "Device" d WHERE ${where}${after}${before} ORDER BY d."id" LIMIT ${limit}`, values: params.values };
 }

@@ -7,4 +7,5 @@ export * from './provider-credentials';
 export * from './errors';
 export * from './webhook-events';
 export * from './audience-sql';
+export * from './audience-window';
 export * from './audit';

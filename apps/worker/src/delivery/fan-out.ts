@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { fanOutPageJobFor } from '@herald/core';
-import { audiencePageStatement } from '@herald/db';
+import { AudienceWindow, audiencePageStatement } from '@herald/db';
 import type { FinalStatus, Finished, NotificationRow } from './repository';
 import { arrayLiteral, finalStatus } from './sql';
 
@@ -50,7 +50,9 @@ export class FanOut {
     const state = await this.state(n.id);
     if (!active(state)) return;
     if (state.cursor) await this.requeueLastPage(n.id, state.previous, state.cursor);
-    while (await this.page(n)) {
+    // A filtered audience is read in id windows that its own index can answer (audience-window.ts).
+    const window = n.audience?.filter ? new AudienceWindow(this.deps.pageSize) : undefined;
+    while (await this.page(n, window)) {
       // Planned; the next page.
     }
   }
@@ -71,7 +73,7 @@ export class FanOut {
   }
 
   /** Plans the next page and queues its job; false once there is nothing more to plan (or the broadcast stopped). */
-  private async page(n: NotificationRow): Promise<boolean> {
+  private async page(n: NotificationRow, window?: AudienceWindow): Promise<boolean> {
     const { pool, pageSize } = this.deps;
     const client = await pool.connect();
     let planned: { ids: string[]; cursor: string; delayMs: number } | undefined;
@@ -83,11 +85,15 @@ export class FanOut {
         await client.query('COMMIT');
         return false;
       }
+      const after = state.cursor ?? undefined;
+      const before = window?.before(after);
       const page = await client.query<{ id: string; userId: string; platform: string }>(
-        audiencePageStatement(state.projectId, n.audience?.filter, { now: state.startedAt, after: state.cursor ?? undefined, limit: pageSize, columns: ['id', 'userId', 'platform'] }),
+        audiencePageStatement(state.projectId, n.audience?.filter, { now: state.startedAt, after, before, limit: pageSize, columns: ['id', 'userId', 'platform'] }),
       );
       const devices = page.rows;
-      const last = devices.length < pageSize;
+      const full = devices.length === pageSize;
+      const last = !full && before === undefined;
+      window?.observe(after, before, devices.length, devices[devices.length - 1]?.id);
       // Paced: this page is due when the devices before it have had their share of the minute.
       const delayMs = state.ratePerMinute ? Math.max(0, state.startedAt.getTime() + (state.devices / state.ratePerMinute) * 60_000 - Date.now()) : 0;
       const inserted = devices.length
@@ -100,7 +106,8 @@ export class FanOut {
           )
         : { rows: [] };
       const added = inserted.rows.length;
-      const cursor = devices.length ? devices[devices.length - 1].id : state.cursor;
+      // A window that held less than a page is done to its end.
+      const cursor = !full && before !== undefined ? before : devices.length ? devices[devices.length - 1].id : state.cursor;
       const ending = `${last ? 1 : 0} = 1 AND n."pendingDeliveries" + $2::int - 1 <= 0`;
       const { rows } = await client.query<{ status: string }>(
         `UPDATE "Notification" n SET
