@@ -201,7 +201,7 @@ const SAMPLES: Record<string, (w: World) => Record<string, unknown>> = {
   }),
   'POST /projects/:projectId/webhooks': () => ({ url: 'https://hooks.example.com/in', events: ['notification.completed', 'device.token_removed'], enabled: true, description: 'fuzz' }),
   'PUT /projects/:projectId/webhooks/:webhookId': () => ({ url: 'https://hooks.example.com/other', events: ['notification.failed'], enabled: true, description: 'changed' }),
-  'POST /push/broadcast': (w) => ({ templateId: w.templateId, audience: { filter: { field: 'tags.plan', op: 'eq', value: 'pro' } }, variables: { name: 'Ada' }, data: { screen: 'chat' }, ratePerMinute: 600 }),
+  'POST /push/broadcast': (w) => ({ templateId: w.templateId, audience: { filter: { field: 'tags.plan', op: 'eq', value: 'pro' } }, variables: { name: 'Ada' }, data: { screen: 'chat' }, ratePerMinute: 600, rollout: { stages: [1, 10, 100], waitSeconds: 60, haltWhen: { failureRate: 0.1, invalidTokenRate: 0.2 } } }),
   'POST /push/send-bulk': (w) => ({ userIds: [w.customerId, 'someone-else'], templateId: w.templateId, variables: { name: 'Ada' }, data: { screen: 'chat' } }),
 };
 

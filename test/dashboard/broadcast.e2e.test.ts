@@ -10,8 +10,8 @@ import { CHROMIUM, launch, newPage, PHONE, seriousViolations, shoot, type Dashbo
 /**
  * Broadcasts, local time and settings in a real Chromium against the real API (which serves the
  * dashboard), worker, Postgres, Redis and FCM emulator: a broadcast composed to a saved segment and
- * followed to its end, the project settings form, and a test push at a local time, held and then
- * canceled from its page. Every page is checked with axe-core and at a phone's width.
+ * followed to its end, a staged rollout halted by its dead tokens and resumed from its page, the
+ * project settings form, and a test push at a local time, held and then canceled from its page. Every page is checked with axe-core and at a phone's width.
  */
 let p: Pipeline;
 let browser: Browser;
@@ -272,6 +272,61 @@ describe('broadcasts, local time and settings in a real browser', () => {
     await held.getByText('canceled').waitFor();
     const canceled = await p.h.get(`/push/notifications/${notificationId}`, auth());
     expect(canceled.body).toMatchObject({ status: 'canceled', deliveries: [{ status: 'canceled' }] });
+    expect(page.problems).toEqual([]);
+    await context.close();
+  });
+
+  it('composes a staged rollout that halts after a stage of dead tokens, and resumes it from its page', async () => {
+    // An audience of its own: 100 devices, two in five with tokens the emulator answers UNREGISTERED.
+    const cohort = unique('cohort');
+    await p.h.db.device.createMany({
+      data: Array.from({ length: 100 }, (_, i) => ({
+        projectId: t.project.id,
+        userId: `${cohort}-u${i}`,
+        deviceToken: i % 5 < 2 ? `unregistered-${cohort}-${i}` : `${cohort}-${i}`,
+        provider: 'fcm',
+        platform: 'android',
+        tags: { cohort },
+      })),
+    });
+    const { context, page } = await signedIn();
+    await page.goto(`${p.h.url}/p/${t.project.id}`);
+    await page.getByRole('link', { name: 'Broadcast', exact: true }).click();
+    await page.getByRole('heading', { name: 'Broadcast' }).waitFor();
+    await page.getByLabel('Template', { exact: true }).selectOption({ index: 1 });
+    await page.getByLabel('name', { exact: true }).fill('Ada');
+    await page.getByLabel('count', { exact: true }).fill('3');
+    await page.getByLabel('Devices that match a filter').check();
+    const condition = page.getByRole('group', { name: 'Condition 1' });
+    await condition.getByLabel('Field').selectOption('tag');
+    await condition.getByLabel('Tag key').fill('cohort');
+    await condition.getByLabel('Value', { exact: true }).fill(cohort);
+    await page.getByLabel('Send in stages, and halt when a stage goes wrong').check();
+    await page.getByLabel('Stages (% of the audience)').fill('30, 100');
+    await page.getByLabel('Wait after each stage (seconds)').fill('0');
+    await page.getByLabel('Halt above this failure rate (%)').fill('');
+    await page.getByLabel('Halt above this invalid-token rate (%)').fill('20');
+    await page.getByRole('button', { name: 'Send broadcast' }).click();
+    await page.waitForURL(/\/notifications\/[0-9a-f-]{36}$/);
+    const notificationId = /\/notifications\/([0-9a-f-]{36})$/.exec(page.url())![1];
+
+    // Halted after the first stage: the page shows why, and the stage's figures are the API's.
+    await page.getByTestId('notification-status').getByText('halted').waitFor({ timeout: 60_000 });
+    const halted = await p.h.get(`/push/notifications/${notificationId}`, auth());
+    expect(halted.body).toMatchObject({ status: 'halted', rollout: { stages: [30, 100], currentStage: 0, haltWhen: { invalidTokenRate: 0.2 } } });
+    const rollout = page.getByTestId('rollout');
+    await rollout.getByText(halted.body.rollout.haltReason).waitFor();
+    const [first] = halted.body.rollout.stageFigures;
+    expect(first.invalidTokens / first.devices).toBeGreaterThan(0.2);
+    await check(page, 'broadcast-rollout-01-halted');
+
+    await page.getByRole('button', { name: 'Resume rollout' }).click();
+    await page.getByTestId('notification-status').getByText('partially failed').waitFor({ timeout: 60_000 });
+    const done = await p.h.get(`/push/notifications/${notificationId}`, auth());
+    expect(done.body).toMatchObject({ status: 'partially_failed', stats: { devices: 100, sent: 60, failed: 40, invalidTokensRemoved: 40 }, rollout: { currentStage: 1, haltReason: null } });
+    const live = p.emulator.received().filter((m) => m.token?.startsWith(`${cohort}-`));
+    expect(live).toHaveLength(60);
+    expect(new Set(live.map((m) => m.token)).size).toBe(60);
     expect(page.problems).toEqual([]);
     await context.close();
   });

@@ -18,7 +18,13 @@ export const pushTable: IsolationTable = {
     const scheduled = await h.db.notification.create({
       data: { projectId: victim.project.id, templateId: template.id, userIds: ['victim-user'], variables: {}, recipients: 1, status: 'scheduled', sendAt: new Date(Date.now() + 3600_000) },
     });
-    return { pushTemplateId: template.id, notificationId: notification.id, scheduledId: scheduled.id };
+    const halted = await h.db.notification.create({
+      data: {
+        projectId: victim.project.id, templateId: template.id, userIds: [], variables: {}, status: 'halted', fannedOut: true,
+        rollout: { stages: [10, 100], waitSeconds: 0, haltWhen: { failureRate: 0.1 }, currentStage: 0, stageFigures: [], haltedAt: new Date().toISOString(), haltReason: 'Failure rate 50 % over the bound 10 % in stage 1' },
+      },
+    });
+    return { pushTemplateId: template.id, notificationId: notification.id, scheduledId: scheduled.id, haltedId: halted.id };
   },
   cases: [
     {
@@ -41,11 +47,14 @@ export const pushTable: IsolationTable = {
     { name: '/push/notifications/{id} in the own project', method: 'GET', path: (ids) => `/push/notifications/${ids.notificationId}`, query: ownProject, acceptsKey: true },
     { name: '/push/notifications/{id}/cancel?projectId=victim', method: 'POST', path: (ids) => `/push/notifications/${ids.scheduledId}/cancel`, query: victimProject, acceptsKey: true },
     { name: '/push/notifications/{id}/cancel in the own project', method: 'POST', path: (ids) => `/push/notifications/${ids.scheduledId}/cancel`, query: ownProject, acceptsKey: true },
+    { name: '/push/notifications/{halted id}/resume?projectId=victim', method: 'POST', path: (ids) => `/push/notifications/${ids.haltedId}/resume`, query: victimProject, acceptsKey: true },
+    { name: '/push/notifications/{halted id}/resume in the own project', method: 'POST', path: (ids) => `/push/notifications/${ids.haltedId}/resume`, query: ownProject, acceptsKey: true },
   ],
   async verify(h, ids) {
     const devices = await h.db.device.findMany({ where: { deviceToken: 'victim-device-token' } });
     expect(devices.map((d) => [d.projectId, d.userId, d.platform])).toEqual([[ids.projectId, 'victim-user', 'ios']]);
-    expect(await h.db.notification.count({ where: { projectId: ids.projectId, templateId: ids.pushTemplateId } })).toBe(2);
+    expect(await h.db.notification.count({ where: { projectId: ids.projectId, templateId: ids.pushTemplateId } })).toBe(3);
     expect((await h.db.notification.findUniqueOrThrow({ where: { id: ids.scheduledId } })).status).toBe('scheduled');
+    expect((await h.db.notification.findUniqueOrThrow({ where: { id: ids.haltedId } })).status).toBe('halted');
   },
 };

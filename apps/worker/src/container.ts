@@ -8,6 +8,7 @@ import { createMailer, type Mailer } from '@herald/mail';
 import { createRedisConnection, ProjectReads } from '@herald/project-state';
 import { ProviderPool } from '@herald/providers';
 import { FanOut } from './delivery/fan-out';
+import { RolloutMonitor } from './delivery/rollout';
 import { DeliveryService, observers, type DeliveryObserver } from './delivery/delivery.service';
 import { OutcomeWriter } from './delivery/outcome-writer';
 import { ProjectContexts } from './delivery/project-context';
@@ -38,6 +39,8 @@ export interface WorkerContainer {
   webhookEvents: WebhookEvents;
   /** Notification outcomes and pruned tokens, as webhook events (the delivery path's hooks). */
   outcomeEvents: OutcomeEvents;
+  /** Staged rollouts' stages: released, weighed, halted. */
+  rollouts: RolloutMonitor;
   webhooks: WebhookDispatcher;
   mailer: Mailer;
   /** Repeatable jobs: lost delivery work, lost webhook work, retention. */
@@ -167,6 +170,14 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
       finished: (f) => observe.finished?.(f),
     }),
   });
+  const rollouts = new RolloutMonitor({
+    db,
+    pool: sqlPool(db),
+    events: webhookEvents,
+    enqueue: async (job) => void (await queue.add(job.name, job.data, job.opts)),
+    pageSize: Math.min(FAN_OUT_PAGE_SIZE, Math.max(config.batchSize, 4 * 500)),
+    logger: logger.child({ component: 'rollout' }),
+  });
   const maintenance = {
     sweeper: new Sweeper({ queries: new LostWorkQueries(sqlPool(db)), queue, logger, observe }),
     webhookSweeper: new WebhookSweeper({ db, queue: webhookQueue, events: webhookEvents, logger, retryWindowMs: config.webhooks.retryWindowMs }),
@@ -183,6 +194,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     webhookQueue,
     webhookEvents,
     outcomeEvents,
+    rollouts,
     webhooks,
     mailer,
     maintenance,

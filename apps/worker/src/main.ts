@@ -70,6 +70,7 @@ async function main() {
     process.exit(1);
   }
   c.delivery.start();
+  c.rollouts.start();
   const metricsServer = config.metricsEnabled ? await metrics.listen(config.metricsPort, config.metricsHost, config.metricsToken) : undefined;
   const metricsPort = (metricsServer?.address() as { port: number } | null)?.port;
   c.logger.info({ concurrency: config.concurrency, metricsPort }, 'Herald worker started');
@@ -90,7 +91,7 @@ async function main() {
       c.delivery.handBack();
     }, Math.floor((graceMs * 2) / 3)).unref();
     metricsServer?.close();
-    await Promise.all([worker.close(), webhookWorker.close()]);
+    await Promise.all([worker.close(), webhookWorker.close(), c.rollouts.stop()]);
     clearTimeout(handBack);
     await c.outcomeEvents.drain();
     await c.close().catch(() => undefined);

@@ -45,3 +45,4 @@ export {
   type TagValue,
 } from '@herald/schemas';
 export * from './local-time';
+export * from './rollout';

@@ -1,5 +1,5 @@
 /** Every status of a notification, as Postgres' `NotificationStatus` enum has them (and in its order). */
-export const NOTIFICATION_STATUSES = ['queued', 'processing', 'completed', 'partially_failed', 'failed', 'scheduled', 'canceled'] as const;
+export const NOTIFICATION_STATUSES = ['queued', 'processing', 'completed', 'partially_failed', 'failed', 'scheduled', 'canceled', 'halted'] as const;
 
 /**
  * The statuses after which nothing about a notification changes: the three a delivery ends in, and

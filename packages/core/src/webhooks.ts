@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
+import { rolloutView } from '@herald/schemas';
 import { FINAL_NOTIFICATION_STATUSES } from './notification-status';
 
 /**
@@ -15,6 +16,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'notification.partially_failed',
   'notification.failed',
   'notification.canceled',
+  'notification.halted',
   'device.token_removed',
   'delivery.opened',
   'delivery.clicked',
@@ -65,6 +67,13 @@ export const notificationEventData = z.object({
   }),
 });
 export type NotificationEventData = z.infer<typeof notificationEventData>;
+
+/** `notification.halted`: a staged rollout stopped by itself after a stage (docs/audiences.md#staged-rollout). */
+export const notificationHaltedData = z.object({
+  notification: notificationEventData.shape.notification.extend({ status: z.literal('halted') }),
+  rollout: rolloutView,
+});
+export type NotificationHaltedData = z.infer<typeof notificationHaltedData>;
 
 export const deviceTokenRemovedData = z.object({
   userId: z.string(),

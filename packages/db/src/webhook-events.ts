@@ -3,7 +3,9 @@ import {
   WEBHOOK_PAYLOAD_VERSION,
   webhookJobFor,
   type DeviceTokenRemovedData,
+  rolloutViewOf,
   type NotificationEventData,
+  type NotificationHaltedData,
   type WebhookEventInput,
   type WebhookPayload,
 } from '@herald/core';
@@ -38,6 +40,23 @@ export function notificationEvent(n: NotificationSummary): WebhookEventInput {
     },
   };
   return { type: `notification.${n.status}` as WebhookEventInput['type'], data, dedupeKey: `notification:${n.id}` };
+}
+
+/** `notification.halted`, once per halted stage (a rollout resumed may halt again at a later stage). */
+export function haltedEvent(n: NotificationSummary & Pick<Notification, 'rollout'>): WebhookEventInput {
+  const rollout = rolloutViewOf(n.rollout);
+  const data: NotificationHaltedData = {
+    notification: {
+      id: n.id,
+      status: 'halted',
+      templateId: n.templateId,
+      createdAt: n.createdAt.toISOString(),
+      completedAt: null,
+      stats: { recipients: n.recipients, devices: n.devices, sent: n.sent, failed: n.failed, invalidTokensRemoved: n.invalidTokensRemoved },
+    },
+    rollout,
+  };
+  return { type: 'notification.halted', data, dedupeKey: `notification-halted:${n.id}:${rollout.currentStage}` };
 }
 
 /** `device.token_removed`, once per device. */

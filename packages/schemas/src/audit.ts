@@ -36,6 +36,8 @@ export const AUDIT_ACTIONS = [
   'segment.deleted',
   'settings.updated',
   'notification.canceled',
+  'notification.halted',
+  'notification.resumed',
   'broadcast.halted',
   'broadcast.resumed',
 ] as const;

@@ -16,6 +16,7 @@ export * from './projects';
 export * from './push-config';
 export * from './push-options';
 export * from './sends';
+export * from './rollout';
 export * from './templates';
 export * from './audit';
 export * from './settings';

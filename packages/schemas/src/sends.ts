@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { rolloutBody } from './rollout';
 import { jsonBytes } from './bytes';
 import { audience } from './audiences';
 import { customerUserId } from './devices';
@@ -131,5 +132,6 @@ export const broadcastBody = z.object({
     .max(MAX_BROADCAST_RATE_PER_MINUTE, `ratePerMinute must be at most ${MAX_BROADCAST_RATE_PER_MINUTE}`)
     .optional()
     .describe("Devices a minute at most; the project's FCM quota paces it too"),
+  rollout: rolloutBody.optional(),
   ...sendExtras,
 });

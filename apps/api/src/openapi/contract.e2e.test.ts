@@ -162,6 +162,19 @@ describe('every operation, as documented', () => {
     const scheduled = await api.post('/push/send', { apiKey, body: { userId, templateId: template.id, variables, sendAt, priority: 'high', ttl: 60 } });
     expectStatus(scheduled, 202);
     expectStatus(await api.post(`/push/notifications/${scheduled.body.notificationId}/cancel`, { apiKey }), 200);
+    // A staged rollout halted after its first stage (as its worker leaves it), read and resumed.
+    const rollout = {
+      stages: [10, 100],
+      waitSeconds: 0,
+      haltWhen: { invalidTokenRate: 0.2 },
+      currentStage: 0,
+      stageFigures: [{ percent: 10, devices: 10, sent: 6, failed: 4, invalidTokens: 4 }],
+      haltedAt: new Date().toISOString(),
+      haltReason: 'Invalid-token rate 40 % over the bound 20 % in stage 1',
+    };
+    const halted = await p.h.db.notification.create({ data: { projectId, templateId: template.id, userIds: [], variables: {}, audience: { all: true }, status: 'halted', fannedOut: true, rollout } });
+    expectStatus(await api.get(`/push/notifications/${halted.id}`, { apiKey }), 200);
+    expectStatus(await api.post(`/push/notifications/${halted.id}/resume`, { apiKey }), 200);
 
     // Webhooks: their management and delivery log (the worker's side has its own end-to-end tests)
     const hook = (await api.post(`/projects/${projectId}/webhooks`, { token, body: { url: 'https://hooks.example.com/herald', events: ['notification.completed'], description: 'orders' } })).body;

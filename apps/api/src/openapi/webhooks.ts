@@ -1,6 +1,6 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { z } from 'zod';
-import { deliveryEngagementData, deviceTokenRemovedData, notificationEventData, testEventData, webhookPayload, WEBHOOK_TEST_EVENT, type WebhookEventType } from '@herald/core';
+import { deliveryEngagementData, deviceTokenRemovedData, notificationEventData, notificationHaltedData, testEventData, webhookPayload, WEBHOOK_TEST_EVENT, type WebhookEventType } from '@herald/core';
 
 const SIGNING = `Signed as the Standard Webhooks specification says: \`webhook-id\` (the payload's \`id\`, the same on every retry),
 \`webhook-timestamp\` (Unix seconds) and \`webhook-signature\` (\`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">\`,
@@ -20,6 +20,12 @@ export const WEBHOOK_EVENTS: Record<WebhookEventType | typeof WEBHOOK_TEST_EVENT
   },
   'notification.failed': { summary: 'Delivered to no device', description: notification('reached no device (including users without devices)'), data: notificationEventData },
   'notification.canceled': { summary: 'Canceled before delivery', description: notification('was canceled before it was delivered'), data: notificationEventData },
+  'notification.halted': {
+    summary: 'A staged rollout halted itself',
+    description:
+      "A broadcast's staged rollout stopped after a stage whose failure or invalid-token rate crossed its bound (`data.rollout.haltReason`); it waits for `POST /push/notifications/{notificationId}/resume` or cancel. Once per halted stage.",
+    data: notificationHaltedData,
+  },
   'device.token_removed': {
     summary: 'A dead device token was removed',
     description: 'FCM rejected a device token as no longer valid (`error`, e.g. `UNREGISTERED`) and Herald deleted the device: drop the token from your own records too.',

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { fanOutPageJobFor } from '@herald/core';
+import { fanOutPageJobFor, rolloutStageSql } from '@herald/core';
 import { AudienceWindow, audiencePageStatement } from '@herald/db';
 import type { FinalStatus, Finished, NotificationRow } from './repository';
 import { arrayLiteral, finalStatus } from './sql';
@@ -27,10 +27,25 @@ interface FanOutState {
   ratePerMinute: number | null;
   /** When the broadcast started: relative times of its filter count back from it, and its pace from it. */
   startedAt: Date;
+  /** A staged rollout's stages (percent), or null. */
+  stages: number[] | null;
 }
 
+/**
+ * A later stage's delivery waits with this `nextAttemptAt` until its stage starts (rollout.ts): never
+ * due, so no page job, retry or sweep sends it before.
+ */
+export const HELD_FOR_STAGE = '9999-12-31T00:00:00Z';
+
+/** A page's devices with their rollout stage (null without a rollout): $6 is the stages, a float8[] or null. */
+const STAGED_DEVICES = `SELECT u.*, CASE WHEN $6::float8[] IS NOT NULL THEN ${rolloutStageSql('$6::float8[]', '$1::uuid', 'u."deviceId"')} END AS "stage"
+  FROM unnest($2::text[], $3::uuid[], $4::text[]) AS u("userId", "deviceId", "platform")`;
+
+/** The ids of a page's deliveries that go now: a staged rollout's first stage, or all of them. */
+const sentNow = (rows: { id: string; stage: number | null }[]) => rows.filter((r) => !r.stage).map((r) => r.id);
+
 const STATE = `SELECT "status"::text AS "status", "projectId", "fanoutCursor" AS "cursor", "fanoutPreviousCursor" AS "previous", "fannedOut", "devices",
-  "ratePerMinute", COALESCE("sendAt", "createdAt") AS "startedAt" FROM "Notification" WHERE "id" = $1::uuid`;
+  "ratePerMinute", COALESCE("sendAt", "createdAt") AS "startedAt", "rollout"->'stages' AS "stages" FROM "Notification" WHERE "id" = $1::uuid`;
 
 const active = (s: FanOutState | undefined): s is FanOutState => s !== undefined && !s.fannedOut && (s.status === 'queued' || s.status === 'processing');
 
@@ -66,7 +81,8 @@ export class FanOut {
   /** The pending deliveries of the page (previous, cursor]: queued again under the page's job id. */
   private async requeueLastPage(notificationId: string, previous: string | null, cursor: string) {
     const { rows } = await this.deps.pool.query<{ id: string }>(
-      `SELECT "id" FROM "Delivery" WHERE "notificationId" = $1::uuid AND ($2::uuid IS NULL OR "deviceId" > $2::uuid) AND "deviceId" <= $3::uuid AND "status" = 'pending'`,
+      `SELECT "id" FROM "Delivery" WHERE "notificationId" = $1::uuid AND ($2::uuid IS NULL OR "deviceId" > $2::uuid) AND "deviceId" <= $3::uuid AND "status" = 'pending'
+         AND ("nextAttemptAt" IS NULL OR "nextAttemptAt" < '${HELD_FOR_STAGE}')`,
       [notificationId, previous, cursor],
     );
     if (rows.length) await this.deps.enqueue(fanOutPageJobFor(notificationId, rows.map((r) => r.id), cursor));
@@ -97,12 +113,13 @@ export class FanOut {
       // Paced: this page is due when the devices before it have had their share of the minute.
       const delayMs = state.ratePerMinute ? Math.max(0, state.startedAt.getTime() + (state.devices / state.ratePerMinute) * 60_000 - Date.now()) : 0;
       const inserted = devices.length
-        ? await client.query<{ id: string }>(
-            `INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "nextAttemptAt", "createdAt", "updatedAt")
-             SELECT herald_uuid_v7(), $1::uuid, v."userId", v."deviceId", v."platform", 'pending', CASE WHEN $5::int > 0 THEN now() + ($5::int * interval '1 millisecond') END, now(), now()
-             FROM unnest($2::text[], $3::uuid[], $4::text[]) AS v("userId", "deviceId", "platform")
-             ON CONFLICT DO NOTHING RETURNING "id"`,
-            [n.id, devices.map((d) => d.userId), arrayLiteral(devices.map((d) => d.id)), devices.map((d) => d.platform), Math.round(delayMs)],
+        ? await client.query<{ id: string; stage: number | null }>(
+            `INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "nextAttemptAt", "createdAt", "updatedAt", "rolloutStage")
+             SELECT herald_uuid_v7(), $1::uuid, v."userId", v."deviceId", v."platform", 'pending',
+               CASE WHEN v."stage" > 0 THEN '${HELD_FOR_STAGE}'::timestamptz WHEN $5::int > 0 THEN now() + ($5::int * interval '1 millisecond') END, now(), now(), v."stage"
+             FROM (${STAGED_DEVICES}) AS v
+             ON CONFLICT DO NOTHING RETURNING "id", "rolloutStage" AS "stage"`,
+            [n.id, devices.map((d) => d.userId), arrayLiteral(devices.map((d) => d.id)), devices.map((d) => d.platform), Math.round(delayMs), state.stages],
           )
         : { rows: [] };
       const added = inserted.rows.length;
@@ -127,7 +144,8 @@ export class FanOut {
       await client.query('COMMIT');
       const status = rows[0]?.status;
       if (status && status !== 'processing') this.deps.finished({ notificationId: n.id, projectId: state.projectId, status: status as FinalStatus });
-      if (added && cursor) planned = { ids: inserted.rows.map((r) => r.id), cursor, delayMs };
+      const now = sentNow(inserted.rows);
+      if (now.length && cursor) planned = { ids: now, cursor, delayMs };
       more = !last;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -99,10 +99,27 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel a scheduled notification before it starts, a local-time one before its last device is due, or a broadcast until it ends
+         * Cancel a scheduled notification before it starts, a local-time one before its last device is due, or a broadcast until it ends (a halted one too)
          * @description Cancels a notification sent with `sendAt` before its time: it is never delivered.
          */
         post: operations["postPushNotificationsByNotificationIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/push/notifications/{notificationId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Go on with a halted staged rollout: its next stage starts (409 unless it is halted) */
+        post: operations["postPushNotificationsByNotificationIdResume"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1474,6 +1491,108 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "notification.halted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A staged rollout halted itself
+         * @description A broadcast's staged rollout stopped after a stage whose failure or invalid-token rate crossed its bound (`data.rollout.haltReason`); it waits for `POST /push/notifications/{notificationId}/resume` or cancel. Once per halted stage.
+         *
+         *     Signed as the Standard Webhooks specification says: `webhook-id` (the payload's `id`, the same on every retry),
+         *     `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`,
+         *     several space-separated during a secret rotation). Verify with any Standard Webhooks library, or `verifyWebhook` of
+         *     `@herald/client`. Answer 2xx within 10 s; anything else is retried with exponential backoff for 24 hours.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    "webhook-id": string;
+                    "webhook-timestamp": string;
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        version: 1;
+                        /** @constant */
+                        type: "notification.halted";
+                        /**
+                         * Format: uuid
+                         * @description Unique per event; also sent as `webhook-id`, the same on every retry: use it to ignore duplicates
+                         */
+                        id: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            notification: {
+                                /** Format: uuid */
+                                id: string;
+                                /** @constant */
+                                status: "halted";
+                                /** Format: uuid */
+                                templateId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                completedAt: string | null;
+                                stats: {
+                                    recipients: number;
+                                    devices: number;
+                                    sent: number;
+                                    failed: number;
+                                    invalidTokensRemoved: number;
+                                };
+                            };
+                            rollout: {
+                                stages: number[];
+                                waitSeconds: number;
+                                haltWhen: {
+                                    failureRate?: number;
+                                    invalidTokenRate?: number;
+                                };
+                                /** @description 0-based index of the stage being sent (or the last one weighed, when halted) */
+                                currentStage: number;
+                                /** @description One entry per finished stage */
+                                stageFigures: {
+                                    percent: number;
+                                    devices: number;
+                                    sent: number;
+                                    failed: number;
+                                    invalidTokens: number;
+                                }[];
+                                haltedAt: string | null;
+                                haltReason: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Received. Any other answer, or none within 10 s, is retried. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "device.token_removed": {
         parameters: {
             query?: never;
@@ -2056,7 +2175,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            status: "queued" | "processing" | "completed" | "partially_failed" | "failed" | "scheduled" | "canceled";
+            status: "queued" | "processing" | "completed" | "partially_failed" | "failed" | "scheduled" | "canceled" | "halted";
             /** Format: uuid */
             templateId: string;
             /** Format: date-time */
@@ -2094,6 +2213,27 @@ export interface components {
             };
             /** @description Why it ended without deliveries (a broadcast whose audience matched no device) */
             error?: string;
+            /** @description A staged rollout only: its stages, the stage being sent, each finished stage's figures, and why it halted */
+            rollout?: {
+                stages: number[];
+                waitSeconds: number;
+                haltWhen: {
+                    failureRate?: number;
+                    invalidTokenRate?: number;
+                };
+                /** @description 0-based index of the stage being sent (or the last one weighed, when halted) */
+                currentStage: number;
+                /** @description One entry per finished stage */
+                stageFigures: {
+                    percent: number;
+                    devices: number;
+                    sent: number;
+                    failed: number;
+                    invalidTokens: number;
+                }[];
+                haltedAt: string | null;
+                haltReason: string | null;
+            };
             /** @description A local-time or quiet-hours send: how many devices are (or were) due in each hour */
             schedule?: {
                 /**
@@ -2123,7 +2263,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            status: "queued" | "processing" | "completed" | "partially_failed" | "failed" | "scheduled" | "canceled";
+            status: "queued" | "processing" | "completed" | "partially_failed" | "failed" | "scheduled" | "canceled" | "halted";
             /** Format: uuid */
             templateId: string;
             /** Format: date-time */
@@ -2161,6 +2301,27 @@ export interface components {
             };
             /** @description Why it ended without deliveries (a broadcast whose audience matched no device) */
             error?: string;
+            /** @description A staged rollout only: its stages, the stage being sent, each finished stage's figures, and why it halted */
+            rollout?: {
+                stages: number[];
+                waitSeconds: number;
+                haltWhen: {
+                    failureRate?: number;
+                    invalidTokenRate?: number;
+                };
+                /** @description 0-based index of the stage being sent (or the last one weighed, when halted) */
+                currentStage: number;
+                /** @description One entry per finished stage */
+                stageFigures: {
+                    percent: number;
+                    devices: number;
+                    sent: number;
+                    failed: number;
+                    invalidTokens: number;
+                }[];
+                haltedAt: string | null;
+                haltReason: string | null;
+            };
         };
         NotReady: {
             statusCode: number;
@@ -2805,6 +2966,26 @@ export interface operations {
                     };
                     /** @description Devices a minute at most; the project's FCM quota paces it too */
                     ratePerMinute?: number;
+                    /** @description Send a stage at a time and halt by itself when a stage crosses a bound */
+                    rollout?: {
+                        /** @description Percent of the audience reached by the end of each stage, ascending, the last 100, e.g. [1, 10, 50, 100] */
+                        stages: number[];
+                        /**
+                         * @description Seconds to wait after a stage's last delivery before weighing it and going on
+                         * @default 0
+                         */
+                        waitSeconds?: number;
+                        /**
+                         * @description Bounds: a stage above either halts the broadcast
+                         * @default {}
+                         */
+                        haltWhen?: {
+                            /** @description Halt when a stage's failed / (sent + failed) is above this (0–1) */
+                            failureRate?: number;
+                            /** @description Halt when a stage's invalid tokens / attempted is above this (0–1) */
+                            invalidTokenRate?: number;
+                        };
+                    };
                     /**
                      * @description Delivery priority: Android `priority`, APNs `apns-priority` 10 / 5, Web Push `Urgency` high / normal
                      * @enum {string}
@@ -3040,6 +3221,36 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postPushNotificationsByNotificationIdResume: {
+        parameters: {
+            query?: {
+                /** @description The project. Required with a bearer token; with an API key the key's project is used (naming another project is a 403). */
+                projectId?: string;
+            };
+            header?: never;
+            path: {
+                notificationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5875,7 +6086,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string | null;
-                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
+                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "notification.halted" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
                         enabled: boolean;
                         failingSince: string | null;
                         disabledAt: string | null;
@@ -5907,7 +6118,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
+                    events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "notification.halted" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
                     enabled?: boolean;
                     description?: string | null;
                 };
@@ -5925,7 +6136,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string | null;
-                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
+                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "notification.halted" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
                         enabled: boolean;
                         failingSince: string | null;
                         disabledAt: string | null;
@@ -5980,7 +6191,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string | null;
-                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
+                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "notification.halted" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
                         enabled: boolean;
                         failingSince: string | null;
                         disabledAt: string | null;
@@ -6013,7 +6224,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
+                    events?: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "notification.halted" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
                     enabled?: boolean;
                     description?: string | null;
                 };
@@ -6031,7 +6242,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string | null;
-                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
+                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "notification.halted" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
                         enabled: boolean;
                         failingSince: string | null;
                         disabledAt: string | null;
@@ -6103,7 +6314,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string | null;
-                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
+                        events: ("notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "notification.halted" | "device.token_removed" | "delivery.opened" | "delivery.clicked")[];
                         enabled: boolean;
                         failingSince: string | null;
                         disabledAt: string | null;
@@ -6191,7 +6402,7 @@ export interface operations {
                             /** Format: uuid */
                             eventId: string;
                             /** @enum {string} */
-                            eventType: "notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "device.token_removed" | "delivery.opened" | "delivery.clicked" | "webhook.test";
+                            eventType: "notification.completed" | "notification.partially_failed" | "notification.failed" | "notification.canceled" | "notification.halted" | "device.token_removed" | "delivery.opened" | "delivery.clicked" | "webhook.test";
                             /** @enum {string} */
                             status: "pending" | "succeeded" | "failed";
                             /** @description HTTP status of the last attempt; null when no answer came */
@@ -6262,7 +6473,7 @@ export interface operations {
             query?: {
                 actor?: string;
                 actorType?: "user" | "apiKey" | "system";
-                action?: "project.created" | "project.deleted" | "member.joined" | "member.removed" | "member.role_changed" | "invite.created" | "invite.resent" | "invite.canceled" | "api_key.created" | "api_key.updated" | "api_key.deleted" | "template.created" | "template.updated" | "template.deleted" | "templates.imported" | "push_config.created" | "push_config.updated" | "provider.created" | "provider.updated" | "provider.deleted" | "providers.reordered" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "segment.created" | "segment.updated" | "segment.deleted" | "settings.updated" | "notification.canceled" | "broadcast.halted" | "broadcast.resumed";
+                action?: "project.created" | "project.deleted" | "member.joined" | "member.removed" | "member.role_changed" | "invite.created" | "invite.resent" | "invite.canceled" | "api_key.created" | "api_key.updated" | "api_key.deleted" | "template.created" | "template.updated" | "template.deleted" | "templates.imported" | "push_config.created" | "push_config.updated" | "provider.created" | "provider.updated" | "provider.deleted" | "providers.reordered" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "segment.created" | "segment.updated" | "segment.deleted" | "settings.updated" | "notification.canceled" | "notification.halted" | "notification.resumed" | "broadcast.halted" | "broadcast.resumed";
                 targetType?: string;
                 targetId?: string;
                 from?: string;
@@ -6297,7 +6508,7 @@ export interface operations {
             query?: {
                 actor?: string;
                 actorType?: "user" | "apiKey" | "system";
-                action?: "project.created" | "project.deleted" | "member.joined" | "member.removed" | "member.role_changed" | "invite.created" | "invite.resent" | "invite.canceled" | "api_key.created" | "api_key.updated" | "api_key.deleted" | "template.created" | "template.updated" | "template.deleted" | "templates.imported" | "push_config.created" | "push_config.updated" | "provider.created" | "provider.updated" | "provider.deleted" | "providers.reordered" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "segment.created" | "segment.updated" | "segment.deleted" | "settings.updated" | "notification.canceled" | "broadcast.halted" | "broadcast.resumed";
+                action?: "project.created" | "project.deleted" | "member.joined" | "member.removed" | "member.role_changed" | "invite.created" | "invite.resent" | "invite.canceled" | "api_key.created" | "api_key.updated" | "api_key.deleted" | "template.created" | "template.updated" | "template.deleted" | "templates.imported" | "push_config.created" | "push_config.updated" | "provider.created" | "provider.updated" | "provider.deleted" | "providers.reordered" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "segment.created" | "segment.updated" | "segment.deleted" | "settings.updated" | "notification.canceled" | "notification.halted" | "notification.resumed" | "broadcast.halted" | "broadcast.resumed";
                 targetType?: string;
                 targetId?: string;
                 from?: string;

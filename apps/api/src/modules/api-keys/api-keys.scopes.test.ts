@@ -24,6 +24,7 @@ const ROUTE_SCOPES: Record<string, ApiKeyScope | 'any'> = {
   'GET /push/notifications': 'notifications:read',
   'GET /push/notifications/{notificationId}': 'notifications:read',
   'POST /push/notifications/{notificationId}/cancel': 'send',
+  'POST /push/notifications/{notificationId}/resume': 'send',
   'POST /push/register-device': 'devices:write',
   'POST /push/unregister-device': 'devices:write',
   'POST /push/users/attributes': 'devices:write',

@@ -109,6 +109,13 @@ const AUDITED: Record<string, Sample> = {
     const sent = await api(asAdmin(w, { method: 'POST', path: '/push/send', query: inProject(w), body: { userId: 'u1', templateId, variables: { name: 'a' }, sendAt } }));
     return asAdmin(w, { method: 'POST', path: `/push/notifications/${sent.notificationId}/cancel`, query: inProject(w) });
   },
+  'POST /push/notifications/{notificationId}/resume': async (w) => {
+    // A staged rollout its worker halted after the first stage (written directly: no worker runs here).
+    const { id: templateId } = await template(w);
+    const rollout = { stages: [10, 100], waitSeconds: 0, haltWhen: { failureRate: 0.1 }, currentStage: 0, stageFigures: [], haltedAt: new Date().toISOString(), haltReason: 'Failure rate 50 % over the bound 10 % in stage 1' };
+    const halted = await h.db.notification.create({ data: { projectId: w.projectId, templateId, userIds: [], variables: {}, audience: { all: true }, status: 'halted', fannedOut: true, rollout } });
+    return asAdmin(w, { method: 'POST', path: `/push/notifications/${halted.id}/resume`, query: inProject(w) });
+  },
 };
 
 /** Mutating operations that write no entry, and why (docs/audit.md#what-is-not-recorded). */

@@ -30,6 +30,8 @@ export interface Draft {
   /** A broadcast: its audience as sent (a segment's filter copied in), and its pace. */
   audience?: Record<string, unknown>;
   ratePerMinute?: number;
+  /** A broadcast's staged rollout as sent, with its progress from the first stage. */
+  rollout?: Record<string, unknown>;
 }
 
 /** A scheduled send due beyond SCHEDULE_AHEAD_MS: written without a job, which the worker's sweeper queues nearer the time. */
@@ -212,16 +214,17 @@ export class Admissions {
         !queuedLater(d, now),
         json(d.audience),
         d.ratePerMinute ?? null,
+        json(d.rollout),
         // A broadcast holds one pending delivery for its fan-out until every page is planned.
         d.audience ? 1 : 0,
       );
       const $ = (i: number) => `$${at + i}`;
-      return `(${$(1)}::uuid, ${$(2)}::uuid, ${$(3)}::uuid, ${$(4)}::text[], ${$(5)}::jsonb, ${$(6)}::jsonb, ${$(7)}, ${$(8)}::int, ${$(9)}::boolean, ${$(10)}, ${$(11)}::jsonb, ${$(12)}::boolean, ${$(13)}::boolean, ${$(14)}::jsonb, ${$(15)}::timestamptz, ${$(16)}::"NotificationStatus", ${$(17)}, ${$(18)}::jsonb, CASE WHEN ${$(19)}::boolean THEN now() END, ${$(20)}::jsonb, ${$(21)}::int, ${$(22)}::int, now(), now())`;
+      return `(${$(1)}::uuid, ${$(2)}::uuid, ${$(3)}::uuid, ${$(4)}::text[], ${$(5)}::jsonb, ${$(6)}::jsonb, ${$(7)}, ${$(8)}::int, ${$(9)}::boolean, ${$(10)}, ${$(11)}::jsonb, ${$(12)}::boolean, ${$(13)}::boolean, ${$(14)}::jsonb, ${$(15)}::timestamptz, ${$(16)}::"NotificationStatus", ${$(17)}, ${$(18)}::jsonb, CASE WHEN ${$(19)}::boolean THEN now() END, ${$(20)}::jsonb, ${$(21)}::int, ${$(22)}::jsonb, ${$(23)}::int, now(), now())`;
     });
     const { rows: inserted } = await this.pool.query<{ id: string }>({
       name: drafts.length <= PREPARED_UP_TO_ROWS ? `herald_admit_${drafts.length}` : undefined,
       text: `INSERT INTO "Notification" ("id", "projectId", "templateId", "userIds", "variables", "data", "imageUrl", "recipients", "bulk", "idempotencyKey",
-         "options", "dataOnly", "dryRun", "recipientVariables", "sendAt", "status", "jobId", "timing", "enqueuedAt", "audience", "ratePerMinute", "pendingDeliveries", "createdAt", "updatedAt")
+         "options", "dataOnly", "dryRun", "recipientVariables", "sendAt", "status", "jobId", "timing", "enqueuedAt", "audience", "ratePerMinute", "rollout", "pendingDeliveries", "createdAt", "updatedAt")
        VALUES ${rows.join(', ')}
        ON CONFLICT ("projectId", "idempotencyKey") DO NOTHING
        RETURNING "id"`,

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { AppError, mergePushOptions } from '@herald/core';
+import type { AuditSource } from '@herald/db';
+import type { RolloutBody } from '@herald/schemas';
 import type { ApiContainer } from '../../container';
 import { defineRoute, reply, type RouteDefinition } from '../../http/define-route';
 import { uuid } from '@herald/schemas';
@@ -31,6 +33,28 @@ function sendInput(body: SendBody | BulkBody | BroadcastBody, recipients: SendIn
     personalised,
   };
 }
+
+/** A change of a notification's state by the sender (`send` scope): `POST /push/notifications/{id}/<action>`, answered with its summary. */
+function stateChange(action: string, summary: string, change: (projectId: string, id: string, audit: AuditSource) => Promise<z.infer<typeof notificationSummary>>) {
+  return defineRoute(
+    {
+      method: 'post',
+      path: `/push/notifications/:notificationId/${action}`,
+      summary,
+      tags: ['Sending'],
+      auth: 'keyOrJwt',
+      scope: 'send',
+      params: z.object({ notificationId: uuid('notificationId') }),
+      query: projectQuery,
+      project: { from: 'query' },
+      response: notificationSummary,
+    },
+    ({ project, params, audit }) => change(project.id, params.notificationId, audit),
+  );
+}
+
+/** A staged rollout as the notification starts with it: at its first stage, nothing weighed yet. */
+const rolloutOf = (rollout: RolloutBody | undefined) => (rollout ? { ...rollout, currentStage: 0, stageFigures: [], haltedAt: null, haltReason: null } : undefined);
 
 export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
   const notifications = new NotificationService(c.db, c.queue, c.webhookEvents, c.config.scheduledPerProject);
@@ -110,7 +134,7 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         if (untimed.length) throw AppError.badRequest(`${untimed.join(' and ')} do not apply to a broadcast (yet)`, untimed.map((path) => ({ path, message: 'not on a broadcast' })));
         await limit('project-send', project.id);
         const audience = await audiences.resolve(project.id, body.audience);
-        const accepted = await notifications.send(projectState, sendInput(body, [], false), headers['Idempotency-Key'], { audience: audience.recorded, ratePerMinute: body.ratePerMinute });
+        const accepted = await notifications.send(projectState, sendInput(body, [], false), headers['Idempotency-Key'], { audience: audience.recorded, ratePerMinute: body.ratePerMinute, rollout: rolloutOf(body.rollout) });
         // A dry run answers what the audience holds now, as the count does.
         return reply(202, body.dryRun ? { ...accepted, audience: await audiences.countOf(project.id, audience) } : accepted);
       },
@@ -144,20 +168,11 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
       },
       ({ project, params, query }) => notifications.get(project.id, params.notificationId, query),
     ),
-    defineRoute(
-      {
-        method: 'post',
-        path: '/push/notifications/:notificationId/cancel',
-        summary: 'Cancel a scheduled notification before it starts, a local-time one before its last device is due, or a broadcast until it ends',
-        tags,
-        auth: 'keyOrJwt',
-        scope: 'send',
-        params: z.object({ notificationId: uuid('notificationId') }),
-        query: projectQuery,
-        project: { from: 'query' },
-        response: notificationSummary,
-      },
-      ({ project, params, audit }) => notifications.cancel(project.id, params.notificationId, audit),
+    stateChange(
+      'cancel',
+      'Cancel a scheduled notification before it starts, a local-time one before its last device is due, or a broadcast until it ends (a halted one too)',
+      (projectId, id, audit) => notifications.cancel(projectId, id, audit),
     ),
+    stateChange('resume', 'Go on with a halted staged rollout: its next stage starts (409 unless it is halted)', (projectId, id, audit) => notifications.resume(projectId, id, audit)),
   ];
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NOTIFICATION_STATUSES, notificationStats, type PushOptions } from '@herald/core';
-import { uuid } from '@herald/schemas';
+import { rolloutView, uuid } from '@herald/schemas';
 import { engagementFunnel } from '../engagement/engagement.schema';
 import { paginationQuery } from '../../http/pagination';
 
@@ -79,6 +79,7 @@ export const notificationSummary = z.object({
     .optional()
     .describe('A broadcast only: how far its fan-out has come'),
   error: z.string().optional().describe('Why it ended without deliveries (a broadcast whose audience matched no device)'),
+  rollout: rolloutView.optional().describe('A staged rollout only: its stages, the stage being sent, each finished stage\'s figures, and why it halted'),
 });
 
 export const notificationResponse = notificationSummary.extend({

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import { AppError, deliverJobId, heldDeliverJobId, isFinalStatus, readPushOptions, timingOf, type Timing } from '@herald/core';
+import { AppError, deliverJobId, heldDeliverJobId, isFinalStatus, readPushOptions, rolloutViewOf, timingOf, type Timing } from '@herald/core';
 import { notificationEvent, writeAudit, type AuditSource, type Db, type Notification, type WebhookEvents } from '@herald/db';
 import { page } from '../../http/pagination';
 import { funnelOf, NO_ENGAGEMENT } from '../engagement/engagement.funnel';
@@ -31,6 +31,7 @@ export const NOTIFICATION_NOT_FOUND = 'Notification not found';
 export const NOT_SCHEDULED = 'Only a scheduled notification can be canceled';
 export const tooManyScheduled = (max: number) => `The project has ${max} scheduled notifications, the most it may hold: cancel some, or wait until they are sent`;
 
+export const NOT_HALTED = 'Only a halted rollout can be resumed';
 export const BROADCAST_ENDED = 'A broadcast can be canceled only until it ends';
 
 /** The answer to a send, the same when it is replayed for its Idempotency-Key. */
@@ -42,7 +43,7 @@ const accepted = (n: Pick<Notification, 'id' | 'bulk' | 'recipients' | 'sendAt'>
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-type SummaryFields = 'id' | 'status' | 'templateId' | 'createdAt' | 'completedAt' | 'recipients' | 'devices' | 'sent' | 'failed' | 'invalidTokensRemoved' | 'sendAt' | 'dryRun' | 'timing' | 'defaultZoneDevices' | 'audience' | 'error' | 'pendingDeliveries' | 'fannedOut';
+type SummaryFields = 'id' | 'status' | 'templateId' | 'createdAt' | 'completedAt' | 'recipients' | 'devices' | 'sent' | 'failed' | 'invalidTokensRemoved' | 'sendAt' | 'dryRun' | 'timing' | 'defaultZoneDevices' | 'audience' | 'error' | 'pendingDeliveries' | 'fannedOut' | 'rollout';
 
 const timingOfRow = (n: Pick<Notification, 'timing'>) => n.timing as Timing | null;
 
@@ -69,6 +70,7 @@ const toSummary = (n: Pick<Notification, SummaryFields>, held = 0) => {
     ...(localTime ? { deliverAt: { localTime } } : {}),
     ...(n.audience !== null ? { audience: n.audience as Record<string, unknown>, progress: progressOf(n) } : {}),
     ...(n.error ? { error: n.error } : {}),
+    ...(n.rollout !== null && n.rollout !== undefined ? { rollout: rolloutViewOf(n.rollout) } : {}),
   };
 };
 
@@ -124,7 +126,7 @@ export class NotificationService {
   }
 
   /** Checks a send against the project's state, then admits it. `broadcast`: its audience and pace. */
-  async send(state: ProjectSnapshot, input: SendInput, idempotencyKey?: string, broadcast?: Pick<Draft, 'audience' | 'ratePerMinute'>) {
+  async send(state: ProjectSnapshot, input: SendInput, idempotencyKey?: string, broadcast?: Pick<Draft, 'audience' | 'ratePerMinute' | 'rollout'>) {
     const { projectId } = state;
     if (idempotencyKey) {
       const replay = await this.replay(projectId, idempotencyKey);
@@ -192,7 +194,7 @@ export class NotificationService {
       const canceled = await tx.$executeRaw`
         UPDATE "Notification" n SET "status" = 'canceled', "completedAt" = now(), "updatedAt" = now()
         WHERE n."id" = ${id}::uuid AND n."projectId" = ${projectId}::uuid
-          AND (n."status" = 'scheduled' OR (n."status" IN ('queued', 'processing') AND (n."audience" IS NOT NULL OR (n."timing" IS NOT NULL AND EXISTS (
+          AND (n."status" = 'scheduled' OR (n."status" IN ('queued', 'processing', 'halted') AND (n."audience" IS NOT NULL OR (n."timing" IS NOT NULL AND EXISTS (
             SELECT 1 FROM "Delivery" d WHERE d."notificationId" = n."id" AND d."status" = 'pending' AND d."notBefore" > now())))))`;
       if (canceled) {
         await writeAudit(tx, source, { projectId, action: 'notification.canceled', target: { type: 'notification', id }, changes: { status: { before: before?.status, after: 'canceled' } } });
@@ -217,6 +219,31 @@ export class NotificationService {
     // Best effort here: if it fails, the worker's webhook sweeper emits the event for the final status.
     await this.webhookEvents?.emit(projectId, [notificationEvent(n)]).catch(() => undefined);
     return toSummary(n);
+  }
+
+  /**
+   * Goes on with a halted staged rollout: its next stage starts (the worker's rollout monitor queues
+   * its deliveries within a second). Only a halted notification can be resumed: anything else is a 409.
+   */
+  async resume(projectId: string, id: string, source: AuditSource) {
+    const resumed = await this.db.$transaction(async (tx) => {
+      const [n] = await tx.$queryRaw<{ status: string; rollout: Record<string, unknown> | null }[]>`
+        SELECT "status"::text AS "status", "rollout" FROM "Notification" WHERE "id" = ${id}::uuid AND "projectId" = ${projectId}::uuid FOR UPDATE`;
+      if (!n) throw AppError.notFound(NOTIFICATION_NOT_FOUND);
+      if (n.status !== 'halted' || !n.rollout) throw AppError.conflict(`${NOT_HALTED} (this one is ${n.status})`);
+      const stage = Number(n.rollout.currentStage ?? 0) + 1;
+      const next = { ...n.rollout, currentStage: stage, stageEndedAt: null, haltedAt: null, haltReason: null };
+      await tx.$executeRaw`
+        UPDATE "Notification" SET "status" = 'processing', "rollout" = ${JSON.stringify(next)}::jsonb, "updatedAt" = now() WHERE "id" = ${id}::uuid AND "status" = 'halted'`;
+      await writeAudit(tx, source, {
+        projectId,
+        action: 'notification.resumed',
+        target: { type: 'notification', id },
+        changes: { status: { before: 'halted', after: 'processing' }, currentStage: { before: stage - 1, after: stage } },
+      });
+      return tx.notification.findFirstOrThrow({ where: { id, projectId } });
+    });
+    return toSummary(resumed);
   }
 
   /**

@@ -8,7 +8,7 @@ export const NOTIFICATION_READ_SQL = {
   /** $1 id, $2 projectId. */
   notification: `SELECT "id", "projectId", "templateId", "status"::text AS "status", "recipients", "devices", "sent", "failed", "invalidTokensRemoved",
       "sendAt", "dryRun", "createdAt", "completedAt", "timing", "defaultZoneDevices",
-      "audience", "error", "pendingDeliveries", "fannedOut"
+      "audience", "error", "pendingDeliveries", "fannedOut", "rollout"
     FROM "Notification" WHERE "id" = $1::uuid AND "projectId" = $2::uuid`,
   /** $1 notification id: its settled deliveries and those held for their moment (local time, quiet hours), oldest first. */
   deliveries: `SELECT "userId", "deviceId", "platform", "status"::text AS "status", "providerConfigId", "providerMessageId", "error", "notBefore", "possiblyDelivered"
