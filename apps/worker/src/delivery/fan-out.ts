@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { fanOutPageJobFor } from '@herald/core';
+import { dueByZone, fanOutPageJobFor } from '@herald/core';
 import { audiencePageStatement } from '@herald/db';
 import type { FinalStatus, Finished, NotificationRow } from './repository';
 import { arrayLiteral, finalStatus } from './sql';
@@ -15,6 +15,39 @@ export interface FanOutDeps {
   pageSize: number;
   /** A broadcast that ended in its fan-out (an empty audience, or every delivery done before the last page). */
   finished(f: Finished): void;
+  /** Queues the delayed job of each moment a timed broadcast's deliveries were held for (one per moment, not per device). */
+  enqueueHeld(held: { notificationId: string; dueAt: number }[]): Promise<void>;
+}
+
+/** A page's devices timed (local time, quiet hours): each device's moment, whether it waits for it, whether its zone was the default. */
+interface PageTiming {
+  notBefore: (Date | null)[];
+  hold: boolean[];
+  defaulted: number;
+  /** The moments rows of the page wait for (epoch ms). */
+  moments: number[];
+}
+
+/**
+ * When each device of a timed broadcast's page is due: computed once per distinct zone of the page, as
+ * a send's plan does (docs/delivery.md#local-time-and-quiet-hours). Untimed: no moment, nothing held.
+ */
+export function timePage(n: Pick<NotificationRow, 'timing' | 'createdAt' | 'dryRun'>, zones: readonly (string | null)[], now = Date.now()): PageTiming {
+  if (!n.timing) return { notBefore: zones.map(() => null), hold: zones.map(() => false), defaulted: 0, moments: [] };
+  const distinct = [...new Set(zones)];
+  const dues = new Map(dueByZone(n.timing, distinct, n.createdAt.getTime(), now).map((d) => [d.zone, d]));
+  const timing: PageTiming = { notBefore: [], hold: [], defaulted: 0, moments: [] };
+  const moments = new Set<number>();
+  for (const zone of zones) {
+    const d = dues.get(zone)!;
+    const hold = !n.dryRun && d.due > now;
+    timing.notBefore.push(new Date(d.due));
+    timing.hold.push(hold);
+    if (d.defaulted) timing.defaulted++;
+    if (hold) moments.add(d.due);
+  }
+  timing.moments = [...moments];
+  return timing;
 }
 
 interface FanOutState {
@@ -64,7 +97,8 @@ export class FanOut {
   /** The pending deliveries of the page (previous, cursor]: queued again under the page's job id. */
   private async requeueLastPage(notificationId: string, previous: string | null, cursor: string) {
     const { rows } = await this.deps.pool.query<{ id: string }>(
-      `SELECT "id" FROM "Delivery" WHERE "notificationId" = $1::uuid AND ($2::uuid IS NULL OR "deviceId" > $2::uuid) AND "deviceId" <= $3::uuid AND "status" = 'pending'`,
+      `SELECT "id" FROM "Delivery" WHERE "notificationId" = $1::uuid AND ($2::uuid IS NULL OR "deviceId" > $2::uuid) AND "deviceId" <= $3::uuid AND "status" = 'pending'
+       AND ("notBefore" IS NULL OR "notBefore" <= now())`,
       [notificationId, previous, cursor],
     );
     if (rows.length) await this.deps.enqueue(fanOutPageJobFor(notificationId, rows.map((r) => r.id), cursor));
@@ -75,6 +109,7 @@ export class FanOut {
     const { pool, pageSize } = this.deps;
     const client = await pool.connect();
     let planned: { ids: string[]; cursor: string; delayMs: number } | undefined;
+    let moments: number[] = [];
     let more = false;
     try {
       await client.query('BEGIN');
@@ -83,28 +118,34 @@ export class FanOut {
         await client.query('COMMIT');
         return false;
       }
-      const page = await client.query<{ id: string; userId: string; platform: string }>(
-        audiencePageStatement(state.projectId, n.audience?.filter, { now: state.startedAt, after: state.cursor ?? undefined, limit: pageSize, columns: ['id', 'userId', 'platform'] }),
+      const page = await client.query<{ id: string; userId: string; platform: string; timezone: string | null }>(
+        audiencePageStatement(state.projectId, n.audience?.filter, { now: state.startedAt, after: state.cursor ?? undefined, limit: pageSize, columns: ['id', 'userId', 'platform', 'timezone'] }),
       );
       const devices = page.rows;
       const last = devices.length < pageSize;
       // Paced: this page is due when the devices before it have had their share of the minute.
       const delayMs = state.ratePerMinute ? Math.max(0, state.startedAt.getTime() + (state.devices / state.ratePerMinute) * 60_000 - Date.now()) : 0;
+      // Timed: a held row waits, unclaimed, for its moment's delayed job (nextAttemptAt = notBefore).
+      const timing = timePage(n, devices.map((d) => d.timezone));
       const inserted = devices.length
-        ? await client.query<{ id: string }>(
-            `INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "nextAttemptAt", "createdAt", "updatedAt")
-             SELECT herald_uuid_v7(), $1::uuid, v."userId", v."deviceId", v."platform", 'pending', CASE WHEN $5::int > 0 THEN now() + ($5::int * interval '1 millisecond') END, now(), now()
-             FROM unnest($2::text[], $3::uuid[], $4::text[]) AS v("userId", "deviceId", "platform")
-             ON CONFLICT DO NOTHING RETURNING "id"`,
-            [n.id, devices.map((d) => d.userId), arrayLiteral(devices.map((d) => d.id)), devices.map((d) => d.platform), Math.round(delayMs)],
+        ? await client.query<{ id: string; deviceId: string }>(
+            `INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "nextAttemptAt", "notBefore", "createdAt", "updatedAt")
+             SELECT herald_uuid_v7(), $1::uuid, v."userId", v."deviceId", v."platform", 'pending',
+               CASE WHEN v."hold" THEN v."notBefore" WHEN $5::int > 0 THEN now() + ($5::int * interval '1 millisecond') END, v."notBefore", now(), now()
+             FROM unnest($2::text[], $3::uuid[], $4::text[], $6::timestamptz[], $7::boolean[]) AS v("userId", "deviceId", "platform", "notBefore", "hold")
+             ON CONFLICT DO NOTHING RETURNING "id", "deviceId"`,
+            [n.id, devices.map((d) => d.userId), arrayLiteral(devices.map((d) => d.id)), devices.map((d) => d.platform), Math.round(delayMs), timing.notBefore, timing.hold],
           )
         : { rows: [] };
       const added = inserted.rows.length;
+      const held = new Set(devices.filter((_, i) => timing.hold[i]).map((d) => d.id));
+      const due = inserted.rows.filter((r) => !held.has(r.deviceId));
       const cursor = devices.length ? devices[devices.length - 1].id : state.cursor;
       const ending = `${last ? 1 : 0} = 1 AND n."pendingDeliveries" + $2::int - 1 <= 0`;
       const { rows } = await client.query<{ status: string }>(
         `UPDATE "Notification" n SET
            "devices" = n."devices" + $2::int,
+           "defaultZoneDevices" = n."defaultZoneDevices" + $5::int,
            "pendingDeliveries" = n."pendingDeliveries" + $2::int - ${last ? 1 : 0},
            "fanoutPreviousCursor" = CASE WHEN $3::uuid IS DISTINCT FROM n."fanoutCursor" THEN n."fanoutCursor" ELSE n."fanoutPreviousCursor" END,
            "fanoutCursor" = $3::uuid,
@@ -115,12 +156,13 @@ export class FanOut {
            "updatedAt" = now()
          WHERE n."id" = $1::uuid
          RETURNING n."status"::text AS "status"`,
-        [n.id, added, cursor, EMPTY_AUDIENCE],
+        [n.id, added, cursor, EMPTY_AUDIENCE, timing.defaulted],
       );
       await client.query('COMMIT');
       const status = rows[0]?.status;
       if (status && status !== 'processing') this.deps.finished({ notificationId: n.id, projectId: state.projectId, status: status as FinalStatus });
-      if (added && cursor) planned = { ids: inserted.rows.map((r) => r.id), cursor, delayMs };
+      if (due.length && cursor) planned = { ids: due.map((r) => r.id), cursor, delayMs };
+      if (added) moments = timing.moments;
       more = !last;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -128,7 +170,32 @@ export class FanOut {
     } finally {
       client.release();
     }
+    // A moment's job may exist already (an earlier page held devices for it): adding it again is a no-op.
+    if (moments.length) await this.deps.enqueueHeld(moments.map((dueAt) => ({ notificationId: n.id, dueAt })));
     if (planned) await this.deps.enqueue(fanOutPageJobFor(n.id, planned.ids, planned.cursor, planned.delayMs));
     return more;
+  }
+
+  /**
+   * A timed broadcast's moment has come (its delayed job runs): the held rows now due are queued as page
+   * jobs of at most `pageSize` rows, read in device order, so that one zone of a million devices is
+   * sent by many jobs, as its fan-out was. A held row has `nextAttemptAt` = `notBefore` until it is
+   * tried; a row retried since belongs to its retry job. A canceled broadcast releases nothing.
+   */
+  async releaseDue(notificationId: string): Promise<void> {
+    let after: string | null = null;
+    for (;;) {
+      const { rows }: { rows: { id: string; deviceId: string }[] } = await this.deps.pool.query<{ id: string; deviceId: string }>(
+        `SELECT d."id", d."deviceId" FROM "Delivery" d JOIN "Notification" n ON n."id" = d."notificationId"
+         WHERE d."notificationId" = $1::uuid AND n."status" IN ('queued', 'processing') AND ($2::uuid IS NULL OR d."deviceId" > $2::uuid)
+           AND d."status" = 'pending' AND d."notBefore" <= now() AND d."nextAttemptAt" = d."notBefore"
+         ORDER BY d."deviceId" LIMIT $3`,
+        [notificationId, after, this.deps.pageSize],
+      );
+      if (!rows.length) return;
+      after = rows[rows.length - 1].deviceId;
+      await this.deps.enqueue(fanOutPageJobFor(notificationId, rows.map((r) => r.id), `held-${after}`));
+      if (rows.length < this.deps.pageSize) return;
+    }
   }
 }
