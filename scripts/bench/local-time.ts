@@ -170,7 +170,7 @@ async function main() {
     console.log(`  Postgres statements while planning: ${fmt(planned)} (${(planned / Math.ceil(DEVICES / PAGE)).toFixed(1)} per page)`);
     console.log(`  BullMQ jobs before: ${JSON.stringify(before.counts)}`);
     console.log(`  BullMQ jobs after:  ${JSON.stringify(after.counts)}: ${heldJobs} delayed deliver jobs (one per moment), ${fmt(pageJobs)} page jobs of ${fmt(pageJobDeliveries)} deliveries due now`);
-    console.log(`  Redis used_memory: ${(before.used / 2 ** 20).toFixed(2)} MiB before, ${(after.used / 2 ** 20).toFixed(2)} MiB after (+${((after.used - before.used) / 2 ** 10).toFixed(0)} KiB); the queue's keys: ${(before.queueBytes / 2 ** 10).toFixed(0)} KiB before, ${(after.queueBytes / 2 ** 10).toFixed(0)} KiB after`);
+    console.log(`  Redis used_memory: ${(before.used / 2 ** 20).toFixed(2)} MiB before, ${(after.used / 2 ** 20).toFixed(2)} MiB after (${after.used >= before.used ? '+' : ''}${((after.used - before.used) / 2 ** 10).toFixed(0)} KiB, the whole server); the queue's keys: ${(before.queueBytes / 2 ** 10).toFixed(0)} KiB before, ${(after.queueBytes / 2 ** 10).toFixed(0)} KiB after`);
   } finally {
     await queue.close();
     await clearPrefix(redis).catch(() => undefined);

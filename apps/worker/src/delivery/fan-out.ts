@@ -83,7 +83,9 @@ export class FanOut {
     const state = await this.state(n.id);
     if (!active(state)) return;
     if (state.cursor) await this.requeueLastPage(n.id, state.previous, state.cursor);
-    while (await this.page(n)) {
+    // The moments whose delayed job this run queued: each is queued once, not once per page.
+    const queued = new Set<number>();
+    while (await this.page(n, queued)) {
       // Planned; the next page.
     }
   }
@@ -105,7 +107,7 @@ export class FanOut {
   }
 
   /** Plans the next page and queues its job; false once there is nothing more to plan (or the broadcast stopped). */
-  private async page(n: NotificationRow): Promise<boolean> {
+  private async page(n: NotificationRow, queued = new Set<number>()): Promise<boolean> {
     const { pool, pageSize } = this.deps;
     const client = await pool.connect();
     let planned: { ids: string[]; cursor: string; delayMs: number } | undefined;
@@ -162,7 +164,7 @@ export class FanOut {
       const status = rows[0]?.status;
       if (status && status !== 'processing') this.deps.finished({ notificationId: n.id, projectId: state.projectId, status: status as FinalStatus });
       if (due.length && cursor) planned = { ids: due.map((r) => r.id), cursor, delayMs };
-      if (added) moments = timing.moments;
+      if (added) moments = timing.moments.filter((m) => !queued.has(m));
       more = !last;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -170,8 +172,11 @@ export class FanOut {
     } finally {
       client.release();
     }
-    // A moment's job may exist already (an earlier page held devices for it): adding it again is a no-op.
-    if (moments.length) await this.deps.enqueueHeld(moments.map((dueAt) => ({ notificationId: n.id, dueAt })));
+    // A moment's job may exist already (queued by a run taken over): adding it again is a no-op.
+    if (moments.length) {
+      await this.deps.enqueueHeld(moments.map((dueAt) => ({ notificationId: n.id, dueAt })));
+      for (const m of moments) queued.add(m);
+    }
     if (planned) await this.deps.enqueue(fanOutPageJobFor(n.id, planned.ids, planned.cursor, planned.delayMs));
     return more;
   }
