@@ -147,6 +147,9 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     },
   });
   const policy = { maxAttempts: config.deliveryMaxAttempts, baseDelayMs: config.retryBaseMs, maxDelayMs: 5 * 60_000 };
+  const enqueueHeld = async (held: { notificationId: string; dueAt: number }[]) => {
+    await queue.addBulk(held.map((h) => heldDeliverJobFor(h.notificationId, h.dueAt)));
+  };
   const delivery = new DeliveryService({
     repository,
     contexts,
@@ -159,15 +162,14 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     maxRecipientsInFlight: Math.max(config.batchSize, MAX_RECIPIENTS_IN_FLIGHT),
     maxNotificationsInFlight: MAX_NOTIFICATIONS_IN_FLIGHT,
     claimRenewMs: Math.max(250, Math.floor(config.lockDurationMs / 3)),
-    enqueueHeld: async (held) => {
-      await queue.addBulk(held.map((h) => heldDeliverJobFor(h.notificationId, h.dueAt)));
-    },
+    enqueueHeld,
     observe,
     fanOut: new FanOut({
       pool: sqlPool(db),
       enqueue: async (job) => void (await queue.add(job.name, job.data, job.opts)),
       pageSize: Math.min(FAN_OUT_PAGE_SIZE, Math.max(config.batchSize, 4 * 500)),
       finished: (f) => observe.finished?.(f),
+      enqueueHeld,
     }),
   });
   const rollouts = new RolloutMonitor({

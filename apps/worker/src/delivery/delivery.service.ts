@@ -214,7 +214,10 @@ export class DeliveryService {
     // A broadcast's deliver job plans its audience page by page; each page is sent by a job of its own.
     if (n.audience && !work.deliveryIds) {
       if (!this.deps.fanOut) throw new Error('This worker cannot fan out a broadcast');
-      return this.deps.fanOut.run(n);
+      await this.deps.fanOut.run(n);
+      // A timed broadcast's delayed job of a moment: its held rows now due go out as pages.
+      if (n.timing) await this.deps.fanOut.releaseDue(n.id);
+      return;
     }
     const release = await this.recipients.acquire(work.deliveryIds?.length ?? n.recipients);
     try {

@@ -35,6 +35,7 @@ const fanOut = (jobs: Job[], finished: unknown[] = [], failAfter = Infinity) =>
       jobs.push(job as Job);
     },
     finished: (f) => finished.push(f),
+    enqueueHeld: async () => undefined,
   });
 
 it('plans every matching device once, page by page, and keeps one pending delivery for itself until the last page', async () => {

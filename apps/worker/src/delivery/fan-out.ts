@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { fanOutPageJobFor, rolloutStageSql } from '@herald/core';
+import { dueByZone, fanOutPageJobFor, rolloutStageSql } from '@herald/core';
 import { AudienceWindow, audiencePageStatement } from '@herald/db';
 import type { FinalStatus, Finished, NotificationRow } from './repository';
 import { arrayLiteral, finalStatus } from './sql';
@@ -15,6 +15,39 @@ export interface FanOutDeps {
   pageSize: number;
   /** A broadcast that ended in its fan-out (an empty audience, or every delivery done before the last page). */
   finished(f: Finished): void;
+  /** Queues the delayed job of each moment a timed broadcast's deliveries were held for (one per moment, not per device). */
+  enqueueHeld(held: { notificationId: string; dueAt: number }[]): Promise<void>;
+}
+
+/** A page's devices timed (local time, quiet hours): each device's moment, whether it waits for it, whether its zone was the default. */
+interface PageTiming {
+  notBefore: (Date | null)[];
+  hold: boolean[];
+  defaulted: number;
+  /** The moments rows of the page wait for (epoch ms). */
+  moments: number[];
+}
+
+/**
+ * When each device of a timed broadcast's page is due: computed once per distinct zone of the page, as
+ * a send's plan does (docs/delivery.md#local-time-and-quiet-hours). Untimed: no moment, nothing held.
+ */
+export function timePage(n: Pick<NotificationRow, 'timing' | 'createdAt' | 'dryRun'>, zones: readonly (string | null)[], now = Date.now()): PageTiming {
+  if (!n.timing) return { notBefore: zones.map(() => null), hold: zones.map(() => false), defaulted: 0, moments: [] };
+  const distinct = [...new Set(zones)];
+  const dues = new Map(dueByZone(n.timing, distinct, n.createdAt.getTime(), now).map((d) => [d.zone, d]));
+  const timing: PageTiming = { notBefore: [], hold: [], defaulted: 0, moments: [] };
+  const moments = new Set<number>();
+  for (const zone of zones) {
+    const d = dues.get(zone)!;
+    const hold = !n.dryRun && d.due > now;
+    timing.notBefore.push(new Date(d.due));
+    timing.hold.push(hold);
+    if (d.defaulted) timing.defaulted++;
+    if (hold) moments.add(d.due);
+  }
+  timing.moments = [...moments];
+  return timing;
 }
 
 interface FanOutState {
@@ -37,12 +70,12 @@ interface FanOutState {
  */
 export const HELD_FOR_STAGE = '9999-12-31T00:00:00Z';
 
-/** A page's devices with their rollout stage (null without a rollout): $6 is the stages, a float8[] or null. */
+/**
+ * A page's devices with their local moment (`notBefore`, `hold`: timePage) and their rollout stage (null
+ * without a rollout): $6 is the stages, a float8[] or null.
+ */
 const STAGED_DEVICES = `SELECT u.*, CASE WHEN $6::float8[] IS NOT NULL THEN ${rolloutStageSql('$6::float8[]', '$1::uuid', 'u."deviceId"')} END AS "stage"
-  FROM unnest($2::text[], $3::uuid[], $4::text[]) AS u("userId", "deviceId", "platform")`;
-
-/** The ids of a page's deliveries that go now: a staged rollout's first stage, or all of them. */
-const sentNow = (rows: { id: string; stage: number | null }[]) => rows.filter((r) => !r.stage).map((r) => r.id);
+  FROM unnest($2::text[], $3::uuid[], $4::text[], $7::timestamptz[], $8::boolean[]) AS u("userId", "deviceId", "platform", "notBefore", "hold")`;
 
 const STATE = `SELECT "status"::text AS "status", "projectId", "fanoutCursor" AS "cursor", "fanoutPreviousCursor" AS "previous", "fannedOut", "devices",
   "ratePerMinute", COALESCE("sendAt", "createdAt") AS "startedAt", "rollout"->'stages' AS "stages" FROM "Notification" WHERE "id" = $1::uuid`;
@@ -67,7 +100,9 @@ export class FanOut {
     if (state.cursor) await this.requeueLastPage(n.id, state.previous, state.cursor);
     // A filtered audience is read in id windows that its own index can answer (audience-window.ts).
     const window = n.audience?.filter ? new AudienceWindow(this.deps.pageSize) : undefined;
-    while (await this.page(n, window)) {
+    // The moments whose delayed job this run queued: each is queued once, not once per page.
+    const queued = new Set<number>();
+    while (await this.page(n, window, queued)) {
       // Planned; the next page.
     }
   }
@@ -82,17 +117,18 @@ export class FanOut {
   private async requeueLastPage(notificationId: string, previous: string | null, cursor: string) {
     const { rows } = await this.deps.pool.query<{ id: string }>(
       `SELECT "id" FROM "Delivery" WHERE "notificationId" = $1::uuid AND ($2::uuid IS NULL OR "deviceId" > $2::uuid) AND "deviceId" <= $3::uuid AND "status" = 'pending'
-         AND ("nextAttemptAt" IS NULL OR "nextAttemptAt" < '${HELD_FOR_STAGE}')`,
+         AND ("nextAttemptAt" IS NULL OR "nextAttemptAt" < '${HELD_FOR_STAGE}') AND ("notBefore" IS NULL OR "notBefore" <= now())`,
       [notificationId, previous, cursor],
     );
     if (rows.length) await this.deps.enqueue(fanOutPageJobFor(notificationId, rows.map((r) => r.id), cursor));
   }
 
   /** Plans the next page and queues its job; false once there is nothing more to plan (or the broadcast stopped). */
-  private async page(n: NotificationRow, window?: AudienceWindow): Promise<boolean> {
+  private async page(n: NotificationRow, window?: AudienceWindow, queued = new Set<number>()): Promise<boolean> {
     const { pool, pageSize } = this.deps;
     const client = await pool.connect();
     let planned: { ids: string[]; cursor: string; delayMs: number } | undefined;
+    let moments: number[] = [];
     let more = false;
     try {
       await client.query('BEGIN');
@@ -103,8 +139,8 @@ export class FanOut {
       }
       const after = state.cursor ?? undefined;
       const before = window?.before(after);
-      const page = await client.query<{ id: string; userId: string; platform: string }>(
-        audiencePageStatement(state.projectId, n.audience?.filter, { now: state.startedAt, after, before, limit: pageSize, columns: ['id', 'userId', 'platform'] }),
+      const page = await client.query<{ id: string; userId: string; platform: string; timezone: string | null }>(
+        audiencePageStatement(state.projectId, n.audience?.filter, { now: state.startedAt, after, before, limit: pageSize, columns: ['id', 'userId', 'platform', 'timezone'] }),
       );
       const devices = page.rows;
       const full = devices.length === pageSize;
@@ -112,23 +148,30 @@ export class FanOut {
       window?.observe(after, before, devices.length, devices[devices.length - 1]?.id);
       // Paced: this page is due when the devices before it have had their share of the minute.
       const delayMs = state.ratePerMinute ? Math.max(0, state.startedAt.getTime() + (state.devices / state.ratePerMinute) * 60_000 - Date.now()) : 0;
+      // Timed: a held row waits, unclaimed, for its moment's delayed job (nextAttemptAt = notBefore).
+      const timing = timePage(n, devices.map((d) => d.timezone));
       const inserted = devices.length
-        ? await client.query<{ id: string; stage: number | null }>(
-            `INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "nextAttemptAt", "createdAt", "updatedAt", "rolloutStage")
+        ? await client.query<{ id: string; deviceId: string; stage: number | null }>(
+            `INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "nextAttemptAt", "notBefore", "createdAt", "updatedAt", "rolloutStage")
              SELECT herald_uuid_v7(), $1::uuid, v."userId", v."deviceId", v."platform", 'pending',
-               CASE WHEN v."stage" > 0 THEN '${HELD_FOR_STAGE}'::timestamptz WHEN $5::int > 0 THEN now() + ($5::int * interval '1 millisecond') END, now(), now(), v."stage"
+               CASE WHEN v."stage" > 0 THEN '${HELD_FOR_STAGE}'::timestamptz WHEN v."hold" THEN v."notBefore" WHEN $5::int > 0 THEN now() + ($5::int * interval '1 millisecond') END,
+               v."notBefore", now(), now(), v."stage"
              FROM (${STAGED_DEVICES}) AS v
-             ON CONFLICT DO NOTHING RETURNING "id", "rolloutStage" AS "stage"`,
-            [n.id, devices.map((d) => d.userId), arrayLiteral(devices.map((d) => d.id)), devices.map((d) => d.platform), Math.round(delayMs), state.stages],
+             ON CONFLICT DO NOTHING RETURNING "id", "deviceId", "rolloutStage" AS "stage"`,
+            [n.id, devices.map((d) => d.userId), arrayLiteral(devices.map((d) => d.id)), devices.map((d) => d.platform), Math.round(delayMs), state.stages, timing.notBefore, timing.hold],
           )
         : { rows: [] };
       const added = inserted.rows.length;
+      // Sent with this page: the rows neither held for a later stage nor for their local moment.
+      const held = new Set(devices.filter((_, i) => timing.hold[i]).map((d) => d.id));
+      const due = inserted.rows.filter((r) => !r.stage && !held.has(r.deviceId));
       // A window that held less than a page is done to its end.
       const cursor = !full && before !== undefined ? before : devices.length ? devices[devices.length - 1].id : state.cursor;
       const ending = `${last ? 1 : 0} = 1 AND n."pendingDeliveries" + $2::int - 1 <= 0`;
       const { rows } = await client.query<{ status: string }>(
         `UPDATE "Notification" n SET
            "devices" = n."devices" + $2::int,
+           "defaultZoneDevices" = n."defaultZoneDevices" + $5::int,
            "pendingDeliveries" = n."pendingDeliveries" + $2::int - ${last ? 1 : 0},
            "fanoutPreviousCursor" = CASE WHEN $3::uuid IS DISTINCT FROM n."fanoutCursor" THEN n."fanoutCursor" ELSE n."fanoutPreviousCursor" END,
            "fanoutCursor" = $3::uuid,
@@ -139,13 +182,13 @@ export class FanOut {
            "updatedAt" = now()
          WHERE n."id" = $1::uuid
          RETURNING n."status"::text AS "status"`,
-        [n.id, added, cursor, EMPTY_AUDIENCE],
+        [n.id, added, cursor, EMPTY_AUDIENCE, timing.defaulted],
       );
       await client.query('COMMIT');
       const status = rows[0]?.status;
       if (status && status !== 'processing') this.deps.finished({ notificationId: n.id, projectId: state.projectId, status: status as FinalStatus });
-      const now = sentNow(inserted.rows);
-      if (now.length && cursor) planned = { ids: now, cursor, delayMs };
+      if (due.length && cursor) planned = { ids: due.map((r) => r.id), cursor, delayMs };
+      if (added) moments = timing.moments.filter((m) => !queued.has(m));
       more = !last;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -153,7 +196,35 @@ export class FanOut {
     } finally {
       client.release();
     }
+    // A moment's job may exist already (queued by a run taken over): adding it again is a no-op.
+    if (moments.length) {
+      await this.deps.enqueueHeld(moments.map((dueAt) => ({ notificationId: n.id, dueAt })));
+      for (const m of moments) queued.add(m);
+    }
     if (planned) await this.deps.enqueue(fanOutPageJobFor(n.id, planned.ids, planned.cursor, planned.delayMs));
     return more;
+  }
+
+  /**
+   * A timed broadcast's moment has come (its delayed job runs): the held rows now due are queued as page
+   * jobs of at most `pageSize` rows, read in device order, so that one zone of a million devices is
+   * sent by many jobs, as its fan-out was. A held row has `nextAttemptAt` = `notBefore` until it is
+   * tried; a row retried since belongs to its retry job. A canceled broadcast releases nothing.
+   */
+  async releaseDue(notificationId: string): Promise<void> {
+    let after: string | null = null;
+    for (;;) {
+      const { rows }: { rows: { id: string; deviceId: string }[] } = await this.deps.pool.query<{ id: string; deviceId: string }>(
+        `SELECT d."id", d."deviceId" FROM "Delivery" d JOIN "Notification" n ON n."id" = d."notificationId"
+         WHERE d."notificationId" = $1::uuid AND n."status" IN ('queued', 'processing') AND ($2::uuid IS NULL OR d."deviceId" > $2::uuid)
+           AND d."status" = 'pending' AND d."notBefore" <= now() AND d."nextAttemptAt" = d."notBefore"
+         ORDER BY d."deviceId" LIMIT $3`,
+        [notificationId, after, this.deps.pageSize],
+      );
+      if (!rows.length) return;
+      after = rows[rows.length - 1].deviceId;
+      await this.deps.enqueue(fanOutPageJobFor(notificationId, rows.map((r) => r.id), `held-${after}`));
+      if (rows.length < this.deps.pageSize) return;
+    }
   }
 }

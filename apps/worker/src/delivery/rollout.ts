@@ -97,21 +97,23 @@ export class RolloutMonitor {
   private async releaseCurrentStage(id: string): Promise<number> {
     let total = 0;
     for (;;) {
-      const { rows } = await this.deps.pool.query<{ id: string }>(
-        `UPDATE "Delivery" SET "nextAttemptAt" = NULL, "updatedAt" = now()
+      const { rows } = await this.deps.pool.query<{ id: string; waits: boolean }>(
+        // A row also held for its local moment (a timed broadcast, quiet hours) waits on for it: its
+        // moment's delayed job sends it (fan-out.ts releaseDue), or this release once the moment passed.
+        `UPDATE "Delivery" SET "nextAttemptAt" = CASE WHEN "notBefore" > now() THEN "notBefore" END, "updatedAt" = now()
          WHERE "id" IN (
            SELECT d."id" FROM "Notification" n JOIN "Delivery" d ON d."notificationId" = n."id"
              AND d."rolloutStage" <= (n."rollout"->>'currentStage')::int AND d."nextAttemptAt" = '${HELD_FOR_STAGE}' AND d."status" = 'pending'
            WHERE n."id" = $1::uuid AND n."status" = 'processing'
            ORDER BY d."id" LIMIT $2 FOR UPDATE OF d SKIP LOCKED
          ) AND "nextAttemptAt" = '${HELD_FOR_STAGE}'
-         RETURNING "id"`,
+         RETURNING "id", "nextAttemptAt" IS NOT NULL AS "waits"`,
         [id, this.deps.pageSize],
       );
       if (!rows.length) return total;
       total += rows.length;
-      const ids = rows.map((r) => r.id).sort();
-      await this.deps.enqueue(fanOutPageJobFor(id, ids, `stage-${ids[ids.length - 1]}`));
+      const ids = rows.filter((r) => !r.waits).map((r) => r.id).sort();
+      if (ids.length) await this.deps.enqueue(fanOutPageJobFor(id, ids, `stage-${ids[ids.length - 1]}`));
     }
   }
 

@@ -3092,6 +3092,19 @@ export interface operations {
                                 web: number;
                             };
                         };
+                        /** @description A dry run with `deliverAt` only: how many devices it would reach in each hour (UTC), as `POST /push/audience/count` answers */
+                        deliveryHours?: {
+                            /** @description Devices without a timezone: their moment is computed in the project's defaultTimezone */
+                            defaultZoneDevices: number;
+                            hours: {
+                                /**
+                                 * Format: date-time
+                                 * @description The start of the hour (UTC)
+                                 */
+                                hour: string;
+                                devices: number;
+                            }[];
+                        };
                     };
                 };
             };

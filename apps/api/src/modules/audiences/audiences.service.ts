@@ -1,4 +1,4 @@
-import { AppError, deliveryHours, timingOf, type AudienceFilter } from '@herald/core';
+import { AppError, deliveryHours, timingOf, type AudienceFilter, type Timing } from '@herald/core';
 import { ProjectReads } from '@herald/project-state';
 import { audienceCountStatement, audienceSelectStatement, audienceWhere, auditChanges, isUniqueViolation, sqlPool, toAudienceCount, writeAudit, type AuditSource, type Db, type Segment } from '@herald/db';
 import type { Audience } from './audiences.schema';
@@ -92,13 +92,24 @@ export class AudiencesService {
     const counted = await this.countOf(projectId, resolved);
     if (!audience.deliverAt) return counted;
     const timing = timingOf({ localTime: audience.deliverAt.localTime, exempt: audience.ignoreQuietHours === true }, await new ProjectReads(sqlPool(this.db)).settings(projectId))!;
+    return { ...counted, deliveryHours: await this.deliveryHoursOf(projectId, resolved, timing) };
+  }
+
+  /** A broadcast's dry run: what the audience holds now, and with a local time, the devices in each delivery hour. */
+  async dryRunOf(projectId: string, audience: ResolvedAudience, timing: Timing | null) {
+    const counted = await this.countOf(projectId, audience);
+    return { audience: counted, ...(timing?.localTime ? { deliveryHours: await this.deliveryHoursOf(projectId, audience, timing) } : {}) };
+  }
+
+  /** How many of an audience's devices a send with `timing` accepted now reaches in each hour. */
+  private async deliveryHoursOf(projectId: string, resolved: ResolvedAudience, timing: Timing) {
     // Devices per zone: the time arithmetic runs once per zone, not per device.
     const select = audienceSelectStatement(projectId, resolved.filter, { path: resolved.path, columns: ['timezone'] });
     const zones = await sqlPool(this.db).query<{ zone: string | null; devices: number }>({
       text: `SELECT s."timezone" AS "zone", count(*)::int AS "devices" FROM (${select.text}) s GROUP BY 1`,
       values: select.values,
     });
-    return { ...counted, deliveryHours: deliveryHours(timing, zones.rows, Date.now()) };
+    return deliveryHours(timing, zones.rows, Date.now());
   }
 
   /**

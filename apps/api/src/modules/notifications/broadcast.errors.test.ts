@@ -35,8 +35,6 @@ describe('400s: each names its field in details', () => {
     ['dryRun not a boolean', { dryRun: 'yes' }, 'dryRun'],
     ['dataOnly not a boolean', { dataOnly: 1 }, 'dataOnly'],
     ['a bad option', { priority: 'urgent' }, 'priority'],
-    ['a local time (broadcasts are not timed yet)', { deliverAt: { localTime: '09:00' } }, 'deliverAt'],
-    ['ignoreQuietHours (broadcasts are not timed yet)', { ignoreQuietHours: true }, 'ignoreQuietHours'],
     ['a rollout that is not an object', { rollout: [1, 100] }, 'rollout'],
     ['a rollout without stages', { rollout: { waitSeconds: 10 } }, 'rollout.stages'],
     ['no stage at all', { rollout: { stages: [] } }, 'rollout.stages'],

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, mergePushOptions } from '@herald/core';
+import { mergePushOptions } from '@herald/core';
 import type { AuditSource } from '@herald/db';
 import type { RolloutBody } from '@herald/schemas';
 import type { ApiContainer } from '../../container';
@@ -129,14 +129,13 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         response: acceptedBroadcastResponse,
       },
       async ({ project, projectState, body, headers, limit }) => {
-        // Broadcasts are not timed by local time or quiet hours yet: better a 400 than a field ignored.
-        const untimed = (['deliverAt', 'ignoreQuietHours'] as const).filter((field) => body[field] !== undefined);
-        if (untimed.length) throw AppError.badRequest(`${untimed.join(' and ')} do not apply to a broadcast (yet)`, untimed.map((path) => ({ path, message: 'not on a broadcast' })));
         await limit('project-send', project.id);
         const audience = await audiences.resolve(project.id, body.audience);
         const accepted = await notifications.send(projectState, sendInput(body, [], false), headers['Idempotency-Key'], { audience: audience.recorded, ratePerMinute: body.ratePerMinute, rollout: rolloutOf(body.rollout) });
-        // A dry run answers what the audience holds now, as the count does.
-        return reply(202, body.dryRun ? { ...accepted, audience: await audiences.countOf(project.id, audience) } : accepted);
+        if (!body.dryRun) return reply(202, accepted);
+        // A dry run answers what the audience holds now, as the count does, and when a timed one would reach it.
+        const timing = await notifications.timingOf(project.id, accepted.notificationId);
+        return reply(202, { ...accepted, ...(await audiences.dryRunOf(project.id, audience, timing)) });
       },
     ),
     defineRoute(

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { NOTIFICATION_STATUSES, notificationStats, type PushOptions } from '@herald/core';
 import { rolloutView, uuid } from '@herald/schemas';
+import { audienceCountResponse } from '../audiences/audiences.schema';
 import { engagementFunnel } from '../engagement/engagement.schema';
 import { paginationQuery } from '../../http/pagination';
 
@@ -50,6 +51,7 @@ export const acceptedBroadcastResponse = acceptedResponse.extend({
     .object({ devices: z.number().int(), users: z.number().int(), byPlatform: z.object({ android: z.number().int(), ios: z.number().int(), web: z.number().int() }) })
     .optional()
     .describe('A dry run only: the devices, users and devices per platform the audience holds now'),
+  deliveryHours: audienceCountResponse.shape.deliveryHours.describe('A dry run with `deliverAt` only: how many devices it would reach in each hour (UTC), as `POST /push/audience/count` answers'),
 });
 
 const stats = notificationStats.extend({

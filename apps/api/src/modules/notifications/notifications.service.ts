@@ -137,8 +137,7 @@ export class NotificationService {
     const template = await precheck(state, input);
     if (sendAt) await this.checkScheduledRoom(projectId);
     const labelled = await withTemplateLabel(state, input);
-    // A broadcast is not timed by local time or quiet hours (yet): its pages are sent as they are planned.
-    const timing = broadcast ? null : await this.timing(state, labelled);
+    const timing = await this.timing(state, labelled);
     const draft = { ...draftOf(projectId, labelled, sendAt, idempotencyKey, (vars) => template.used(vars), timing), ...broadcast };
     if ((await this.admissions.admit(draft)) === 'duplicate') {
       // The same key raced us: the first request wins and this one answers like it.
@@ -168,6 +167,12 @@ export class NotificationService {
     const [settings, template] = await Promise.all([state.settings(), state.template(input.templateId)]);
     const priority = input.options.priority ?? readPushOptions(template?.options).priority;
     return timingOf({ localTime: input.deliverAt?.localTime, exempt: priority === 'high' || input.ignoreQuietHours === true }, settings);
+  }
+
+  /** The timing a notification was accepted with (null: untimed, or no such notification of the project). */
+  async timingOf(projectId: string, id: string): Promise<Timing | null> {
+    const n = await this.db.notification.findFirst({ where: { id, projectId }, select: { timing: true } });
+    return n ? timingOfRow(n) : null;
   }
 
   /** The first answer for this key within 24 h; an older key is released for reuse. */
@@ -274,7 +279,9 @@ export class NotificationService {
       select: DELIVERY_FIELDS,
     });
     const deliveries = rows.slice(0, limit);
-    return { ...toSummary(n), ...extras, deliveries, nextDeliveriesAfter: rows.length > limit ? deliveries[limit - 1].deviceId : null };
+    // A timed broadcast's held rows are counted, not listed (its pages list settled deliveries).
+    const held = n.timing && !isFinalStatus(n.status) ? (await this.heldCounts([id])).get(id) : 0;
+    return { ...toSummary(n, held), ...extras, deliveries, nextDeliveriesAfter: rows.length > limit ? deliveries[limit - 1].deviceId : null };
   }
 
   /** How many of a timed notification's devices are (or were) due in each hour. */
