@@ -1,6 +1,7 @@
 /**
  * API benchmark: POST /push/send and POST /push/register-device requests/s and p50/p99 latency with
- * rate limits lifted (one API process), beside a bare Express JSON route in the same run.
+ * rate limits lifted (one API process), beside a bare Express JSON route and a bare node:http server
+ * (the issue's ceiling: read the JSON body, answer) in the same run.
  *
  *   pnpm bench:api [--seconds 10] [--rounds 3] [--connections 50] [--profile-api DIR]
  *                  [--only send | --only paced [--rates 500,800,1100]]
@@ -159,6 +160,8 @@ async function main() {
   );
   const barePort = await freePort();
   const bare = await startNode(join(__dirname, 'bare-express.cjs'), [String(barePort)], {}, /listening/);
+  const bareHttpPort = await freePort();
+  const bareHttp = await startNode(join(__dirname, 'bare-http.cjs'), [String(bareHttpPort)], {}, /listening/);
   const url = `http://127.0.0.1:${port}`;
   const tenant = await setupTenant(url, serviceAccount('bench-api'));
   // A device per request would grow the table without bound; the send path is the same with one.
@@ -182,21 +185,23 @@ async function main() {
         await pacedRun(`POST /push/send paced at ${fmt(rate)} req/s`, apiProcess.pid, `${url}/push/send`, headers, sendBody, rate);
       }
     } else {
-      await measureAll(url, barePort, apiProcess.pid, bare.pid, headers, sendBody);
+      await measureAll(url, { port: barePort, pid: bare.pid }, { port: bareHttpPort, pid: bareHttp.pid }, apiProcess.pid, headers, sendBody);
     }
   } finally {
     await apiProcess.stop();
     await bare.stop();
+    await bareHttp.stop();
     await deleteKeysWithPrefix(redisUrl, queuePrefix);
     await dropDatabase(databaseUrl);
   }
 }
 
 /** The interleaved rounds of every route, then POST /push/send paced, with the medians. */
-async function measureAll(url: string, barePort: number, apiPid: number, barePid: number, headers: Record<string, string>, sendBody: string) {
+async function measureAll(url: string, bareExpress: { port: number; pid: number }, bareHttp: { port: number; pid: number }, apiPid: number, headers: Record<string, string>, sendBody: string) {
   let n = 0;
   const routes = {
-    bare: { title: 'bare Express JSON route', pid: barePid, opts: { url: `http://127.0.0.1:${barePort}/push/send`, method: 'POST', headers, body: sendBody } },
+    bareHttp: { title: 'bare node:http server', pid: bareHttp.pid, opts: { url: `http://127.0.0.1:${bareHttp.port}/push/send`, method: 'POST', headers, body: sendBody } },
+    bare: { title: 'bare Express JSON route', pid: bareExpress.pid, opts: { url: `http://127.0.0.1:${bareExpress.port}/push/send`, method: 'POST', headers, body: sendBody } },
     send: { title: 'POST /push/send', pid: apiPid, opts: { url: `${url}/push/send`, method: 'POST', headers, body: sendBody } },
     register: {
       title: 'POST /push/register-device',
@@ -210,7 +215,7 @@ async function measureAll(url: string, barePort: number, apiPid: number, barePid
       },
     },
   } satisfies Record<string, { title: string; pid: number; opts: autocannon.Options }>;
-  const results: Record<keyof typeof routes, Result[]> = { bare: [], send: [], register: [] };
+  const results: Record<keyof typeof routes, Result[]> = { bareHttp: [], bare: [], send: [], register: [] };
   for (let round = 1; round <= ROUNDS; round++) {
     console.log(`round ${round}/${ROUNDS}`);
     for (const [name, route] of Object.entries(routes) as [keyof typeof routes, (typeof routes)[keyof typeof routes]][]) {
@@ -221,7 +226,7 @@ async function measureAll(url: string, barePort: number, apiPid: number, barePid
     const pick = (f: (r: Result) => number) => rs.map(f).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
     return { rps: pick((r) => r.rps), p50: pick((r) => r.p50), p99: pick((r) => r.p99), non2xx: rs.reduce((n, r) => n + r.non2xx, 0) };
   };
-  const [bareResult, send, register] = [median(results.bare), median(results.send), median(results.register)];
+  const [bareHttpResult, bareResult, send, register] = [median(results.bareHttp), median(results.bare), median(results.send), median(results.register)];
   // The target rate, and lower ones: where the latency target holds on this machine. In rounds too:
   // a paced run is what the host's hiccups disturb most.
   const pacedShares = [0.2, 0.3, TARGET_SHARE];
@@ -236,8 +241,9 @@ async function measureAll(url: string, barePort: number, apiPid: number, barePid
   const paced = pacedResults.map(median);
 
   console.log(`\nmedians of ${ROUNDS} rounds (each column on its own):`);
+  console.log(`  bare node:http server       ${fmt(bareHttpResult.rps).padStart(7)} req/s   p50 ${bareHttpResult.p50} ms   p99 ${bareHttpResult.p99} ms`);
   console.log(`  bare Express JSON route     ${fmt(bareResult.rps).padStart(7)} req/s   p50 ${bareResult.p50} ms   p99 ${bareResult.p99} ms`);
-  console.log(`  POST /push/send             ${fmt(send.rps).padStart(7)} req/s   p50 ${send.p50} ms   p99 ${send.p99} ms   ${pct(send.rps / bareResult.rps)} of the bare route`);
+  console.log(`  POST /push/send             ${fmt(send.rps).padStart(7)} req/s   p50 ${send.p50} ms   p99 ${send.p99} ms   ${pct(send.rps / bareResult.rps)} of the bare route, ${pct(send.rps / bareHttpResult.rps)} of bare node:http (target ${pct(TARGET_SHARE)})`);
   console.log(`  POST /push/register-device  ${fmt(register.rps).padStart(7)} req/s   p50 ${register.p50} ms   p99 ${register.p99} ms   ${pct(register.rps / bareResult.rps)} of the bare route`);
   for (const [i, share] of pacedShares.entries()) {
     const r = paced[i];

@@ -185,8 +185,11 @@ function parse(schema: AnySchema | undefined, value: unknown, where: string) {
 
 const hasBody = (req: Request) => Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
 
+/** The Content-Types every client sends, recognised without type-is parsing them (1 % of a send's CPU). */
+const PLAIN_JSON = new Set(['application/json', 'application/json; charset=utf-8']);
+
 function readJsonBody(req: Request): unknown {
-  if (req.body !== undefined && req.is('application/json')) return req.body;
+  if (req.body !== undefined && (PLAIN_JSON.has(req.headers['content-type'] ?? '') || req.is('application/json'))) return req.body;
   // Multipart is read only by the routes that take an upload, which have no JSON body.
   if (hasBody(req) && !req.is('application/json')) {
     throw new AppError(415, 'Content-Type must be application/json');
