@@ -38,8 +38,6 @@ export const AUDIT_ACTIONS = [
   'notification.canceled',
   'notification.halted',
   'notification.resumed',
-  'broadcast.halted',
-  'broadcast.resumed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

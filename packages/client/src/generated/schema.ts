@@ -6486,7 +6486,7 @@ export interface operations {
             query?: {
                 actor?: string;
                 actorType?: "user" | "apiKey" | "system";
-                action?: "project.created" | "project.deleted" | "member.joined" | "member.removed" | "member.role_changed" | "invite.created" | "invite.resent" | "invite.canceled" | "api_key.created" | "api_key.updated" | "api_key.deleted" | "template.created" | "template.updated" | "template.deleted" | "templates.imported" | "push_config.created" | "push_config.updated" | "provider.created" | "provider.updated" | "provider.deleted" | "providers.reordered" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "segment.created" | "segment.updated" | "segment.deleted" | "settings.updated" | "notification.canceled" | "notification.halted" | "notification.resumed" | "broadcast.halted" | "broadcast.resumed";
+                action?: "project.created" | "project.deleted" | "member.joined" | "member.removed" | "member.role_changed" | "invite.created" | "invite.resent" | "invite.canceled" | "api_key.created" | "api_key.updated" | "api_key.deleted" | "template.created" | "template.updated" | "template.deleted" | "templates.imported" | "push_config.created" | "push_config.updated" | "provider.created" | "provider.updated" | "provider.deleted" | "providers.reordered" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "segment.created" | "segment.updated" | "segment.deleted" | "settings.updated" | "notification.canceled" | "notification.halted" | "notification.resumed";
                 targetType?: string;
                 targetId?: string;
                 from?: string;
@@ -6521,7 +6521,7 @@ export interface operations {
             query?: {
                 actor?: string;
                 actorType?: "user" | "apiKey" | "system";
-                action?: "project.created" | "project.deleted" | "member.joined" | "member.removed" | "member.role_changed" | "invite.created" | "invite.resent" | "invite.canceled" | "api_key.created" | "api_key.updated" | "api_key.deleted" | "template.created" | "template.updated" | "template.deleted" | "templates.imported" | "push_config.created" | "push_config.updated" | "provider.created" | "provider.updated" | "provider.deleted" | "providers.reordered" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "segment.created" | "segment.updated" | "segment.deleted" | "settings.updated" | "notification.canceled" | "notification.halted" | "notification.resumed" | "broadcast.halted" | "broadcast.resumed";
+                action?: "project.created" | "project.deleted" | "member.joined" | "member.removed" | "member.role_changed" | "invite.created" | "invite.resent" | "invite.canceled" | "api_key.created" | "api_key.updated" | "api_key.deleted" | "template.created" | "template.updated" | "template.deleted" | "templates.imported" | "push_config.created" | "push_config.updated" | "provider.created" | "provider.updated" | "provider.deleted" | "providers.reordered" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "segment.created" | "segment.updated" | "segment.deleted" | "settings.updated" | "notification.canceled" | "notification.halted" | "notification.resumed";
                 targetType?: string;
                 targetId?: string;
                 from?: string;
