@@ -8,6 +8,7 @@
 export * from './credentials';
 export * from './fixtures';
 export * from './harness';
+export * from './local-minute';
 export * from './pg-sessions';
 export * from './pipeline';
 export * from './run-redis';

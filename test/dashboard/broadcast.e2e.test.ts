@@ -5,7 +5,7 @@ import { DASHBOARD_DIR } from '../../apps/api/src/dashboard/serve';
 import { addMember } from '../fixtures';
 import { unique } from '../harness';
 import { startPipeline, type Pipeline } from '../pipeline';
-import { CHROMIUM, launch, newPage, PHONE, seriousViolations, shoot, type DashboardPage } from './browser';
+import { check, CHROMIUM, type DashboardPage, launch, newPage } from './browser';
 
 /**
  * Broadcasts, local time and settings in a real Chromium against the real API (which serves the
@@ -47,14 +47,6 @@ afterAll(async () => {
   await browser?.close();
   await p?.close();
 });
-
-async function check(page: DashboardPage, name: string) {
-  expect(page.problems).toEqual([]);
-  await page.waitForLoadState('networkidle');
-  expect({ page: name, violations: await seriousViolations(page) }).toEqual({ page: name, violations: [] });
-  const { phoneWidth } = await shoot(page, name);
-  expect({ page: name, phoneWidth }).toEqual({ page: name, phoneWidth: PHONE.width });
-}
 
 async function signedIn(who: { email: string; password: string } = t.owner) {
   const { context, page } = await newPage(browser);

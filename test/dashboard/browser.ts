@@ -68,3 +68,15 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) })))`) as Promise<AxeViolation[]>;
 }
+
+/**
+ * A page as every browser test checks it: no console error or failed request, no serious axe-core
+ * violation, then screenshots at both widths — at 390 px it must fit the phone's width.
+ */
+export async function check(page: DashboardPage, name: string) {
+  expect(page.problems).toEqual([]);
+  await page.waitForLoadState('networkidle');
+  expect({ page: name, violations: await seriousViolations(page) }).toEqual({ page: name, violations: [] });
+  const { phoneWidth } = await shoot(page, name);
+  expect({ page: name, phoneWidth }).toEqual({ page: name, phoneWidth: PHONE.width });
+}

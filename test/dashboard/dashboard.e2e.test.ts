@@ -6,7 +6,7 @@ import { httpRequest, PASSWORD, unique, uniqueEmail } from '../harness';
 import { serviceAccount } from '../credentials';
 import { startPipeline, type Pipeline } from '../pipeline';
 import { DASHBOARD_DIR } from '../../apps/api/src/dashboard/serve';
-import { CHROMIUM, launch, newPage, PHONE, SCREENSHOTS, seriousViolations, shoot, type DashboardPage } from './browser';
+import { check, CHROMIUM, launch, newPage, SCREENSHOTS } from './browser';
 
 /**
  * The built dashboard in a real Chromium, against the real API (which serves it), worker, Postgres,
@@ -35,15 +35,6 @@ afterAll(async () => {
   await browser?.close();
   await p?.close();
 });
-
-/** Checks the page with axe-core, then screenshots it; at 390 px it must fit the phone's width. */
-async function check(page: DashboardPage, name: string) {
-  expect(page.problems).toEqual([]);
-  await page.waitForLoadState('networkidle');
-  expect({ page: name, violations: await seriousViolations(page) }).toEqual({ page: name, violations: [] });
-  const { phoneWidth } = await shoot(page, name);
-  expect({ page: name, phoneWidth }).toEqual({ page: name, phoneWidth: PHONE.width });
-}
 
 async function streamText(stream: Readable) {
   const chunks: Buffer[] = [];

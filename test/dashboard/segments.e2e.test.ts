@@ -4,7 +4,7 @@ import type { Browser } from 'playwright-core';
 import { DASHBOARD_DIR } from '../../apps/api/src/dashboard/serve';
 import { addMember, createApiKey, createProject } from '../fixtures';
 import { httpRequest, startApi, unique, type Harness, type Session } from '../harness';
-import { CHROMIUM, launch, newPage, PHONE, seriousViolations, shoot, type DashboardPage } from './browser';
+import { check, CHROMIUM, type DashboardPage, launch, newPage } from './browser';
 
 /**
  * The segments page in a real Chromium against the real API (which serves the dashboard) and
@@ -43,14 +43,6 @@ afterAll(async () => {
   await browser?.close();
   await h?.close();
 });
-
-async function check(page: DashboardPage, name: string) {
-  expect(page.problems).toEqual([]);
-  await page.waitForLoadState('networkidle');
-  expect({ page: name, violations: await seriousViolations(page) }).toEqual({ page: name, violations: [] });
-  const { phoneWidth } = await shoot(page, name);
-  expect({ page: name, phoneWidth }).toEqual({ page: name, phoneWidth: PHONE.width });
-}
 
 async function signIn(page: DashboardPage, email: string, password: string) {
   await page.goto(`${h.url}/signin`);

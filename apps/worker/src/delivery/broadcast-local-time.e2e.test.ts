@@ -1,5 +1,5 @@
 import { localClock, nextLocalTime } from '@herald/core';
-import { startPipeline, unique, waitUntil, type Pipeline } from '@herald/testing';
+import { hhmm, nextMinute, startPipeline, unique, waitUntil, type Pipeline } from '@herald/testing';
 
 /**
  * Broadcasts with local time and quiet hours through the whole pipeline: API → Postgres + Redis →
@@ -14,15 +14,6 @@ beforeAll(async () => {
 afterAll(() => p.close());
 
 type Project = Awaited<ReturnType<Pipeline['project']>>;
-
-const hhmm = (minute: number) => `${String(Math.floor(minute / 60) % 24).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}`;
-
-/** The next whole minute at least 6 seconds away, and its local HH:MM in `zone`. */
-async function nextMinute(zone: string) {
-  if (60_000 - (Date.now() % 60_000) < 6_000) await new Promise((r) => setTimeout(r, 60_000 - (Date.now() % 60_000) + 50));
-  const at = Math.ceil(Date.now() / 60_000) * 60_000;
-  return { at, local: hhmm(localClock(zone, at).minute) };
-}
 
 async function register(t: Project, timezone?: string) {
   const deviceToken = unique('tok');
