@@ -1,5 +1,5 @@
 import { rolloutBucket } from '@herald/core';
-import { startPipeline, startReceiver, unique, waitUntil, type Pipeline, type Receiver } from '@herald/testing';
+import { nextMinute, startPipeline, startReceiver, unique, waitUntil, type Pipeline, type Receiver } from '@herald/testing';
 
 /**
  * Staged rollouts end to end: API → Postgres + Redis → a worker → FCM emulator, and the halt's
@@ -143,3 +143,26 @@ it('a rollout within its bounds goes through every stage by itself', async () =>
   ]);
   await worker.stop('SIGTERM');
 }, 90_000);
+
+it('a staged rollout at a local time: no stage sends before the moment, every device once after it', async () => {
+  const worker = await p.startWorker();
+  const t = await p.project();
+  const prefix = unique('rl');
+  // Healthy tokens only, in UTC: the moment is the same for all, a few seconds ahead.
+  await p.h.db.device.createMany({
+    data: Array.from({ length: 60 }, (_, i) => ({ projectId: t.project.id, userId: `${prefix}-u${i}`, deviceToken: `${prefix}-${i}`, provider: 'fcm', platform: 'android', timezone: 'UTC' })),
+  });
+  const { at, local } = await nextMinute('UTC');
+  const res = await p.h.post('/push/broadcast', {
+    apiKey: t.apiKey.key,
+    body: { templateId: t.templateId, variables: { name: 'all', count: 1 }, audience: { all: true }, deliverAt: { localTime: local }, rollout: { stages: [50, 100], waitSeconds: 0, haltWhen: { invalidTokenRate: 0.5 } } },
+  });
+  expect(res.status).toBe(202);
+  const done = await p.waitForNotification(t.apiKey.key, res.body.notificationId, 90_000);
+  expect(done).toMatchObject({ status: 'completed', stats: { devices: 60, sent: 60 }, rollout: { currentStage: 1 } });
+  const mine = p.emulator.received().filter((m) => m.token!.startsWith(`${prefix}-`));
+  expect(mine).toHaveLength(60);
+  expect(new Set(mine.map((m) => m.token)).size).toBe(60);
+  expect(Math.min(...mine.map((m) => m.receivedAt))).toBeGreaterThanOrEqual(at);
+  await worker.stop('SIGTERM');
+}, 120_000);
