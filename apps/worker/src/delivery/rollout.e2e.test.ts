@@ -10,7 +10,9 @@ let p: Pipeline;
 let r: Receiver;
 beforeAll(async () => {
   r = await startReceiver();
-  p = await startPipeline({ WORKER_CONCURRENCY: '4', WEBHOOK_ALLOW_PRIVATE: 'true' }, { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_HTTP_HOSTS: '127.0.0.1' });
+  // A database of its own: every worker's rollout monitor weighs the rollouts of its whole database, so
+  // another suite's worker (another queue prefix, no private webhooks) would halt these and send the event.
+  p = await startPipeline({ WORKER_CONCURRENCY: '4', WEBHOOK_ALLOW_PRIVATE: 'true' }, { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_HTTP_HOSTS: '127.0.0.1' }, { ownDatabase: true });
 }, 60_000);
 afterAll(async () => {
   await p.close();
@@ -82,7 +84,10 @@ it('halts after a stage with 40 % invalid tokens, with its figures, a webhook ev
   const live = devices.filter((d) => !d.deviceToken.startsWith('unregistered-')).map((d) => d.deviceToken);
   expect(receivedBy(live).size).toBe(first.length - firstDead.length);
 
-  const [event] = await r.waitFor(path, 1);
+  // On failure, what the worker said about it.
+  const [event] = await r.waitFor(path, 1).catch((err: Error) => {
+    throw new Error(`${err.message}\n${worker.output.join('').split('\n').filter((l) => /halted|webhook/i.test(l)).slice(-20).join('\n')}`);
+  });
   const payload = JSON.parse(event.body);
   expect(payload).toMatchObject({ type: 'notification.halted', data: { notification: { id, status: 'halted' }, rollout: { currentStage: 0, haltReason: halted.rollout.haltReason } } });
   const audit = await p.h.db.auditEntry.findFirst({ where: { projectId: t.project.id, action: 'notification.halted', targetId: id } });
