@@ -26,9 +26,7 @@ jest.setTimeout(180_000);
 beforeAll(async () => {
   if (!existsSync(path.join(DASHBOARD_DIR, 'index.html'))) throw new Error(`${DASHBOARD_DIR} has no build: run pnpm build`);
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium)`);
-  // A database of its own: any worker's rollout monitor weighs every rollout of its database, and one of
-  // another suite would release this one's next stage to its own queue and emulator.
-  p = await startPipeline({}, {}, { ownDatabase: true });
+  p = await startPipeline();
   await p.startWorker();
   browser = await launch();
   t = await p.project();
