@@ -40,10 +40,12 @@ it('deliverAt: a device receives it at its local time and not before; a device w
   const id = res.body.notificationId;
   const defaultDue = nextLocalTime('Pacific/Kiritimati', local, Date.now());
 
-  // Both held, each with its own moment; nothing has reached a device.
+  // Both held, each with its own moment; nothing has reached a device. (A read is two statements, the
+  // notification's row and then its deliveries: one that falls between the planning's writes can see
+  // the deliveries with the status before them, so the wait is for both.)
   const held = await waitUntil(async () => {
     const n = await read(t, id);
-    return n.deliveries?.length === 2 ? n : undefined;
+    return n.deliveries?.length === 2 && n.status === 'processing' ? n : undefined;
   }, 10_000, 'both deliveries planned');
   expect(held.status).toBe('processing');
   expect(held.deliverAt).toEqual({ localTime: local });
