@@ -87,7 +87,11 @@ function SettingsForm({ saved, isAdmin, update }: { saved: ProjectSettings; isAd
             <fieldset className="stack-sm">
               <legend>Engagement</legend>
               <label className="check-row">
-                <input type="checkbox" checked={deliveryId} onChange={(e) => setDeliveryId(e.target.checked)} /> Put each delivery&rsquo;s id in its message (<code>herald_delivery_id</code>)
+                <input type="checkbox" checked={deliveryId} onChange={(e) => setDeliveryId(e.target.checked)} />
+                {/* One inline run: the row lays out its children side by side, and the code would stand apart. */}
+                <span>
+                  Put each delivery&rsquo;s id in its message, as <code>herald_delivery_id</code>
+                </span>
               </label>
               <span className="hint">
                 Apps read it from a received message and report what happened to it (received, opened, clicked) through your backend. Off, messages carry no id of Herald&rsquo;s.
