@@ -26,7 +26,9 @@ jest.setTimeout(180_000);
 beforeAll(async () => {
   if (!existsSync(path.join(DASHBOARD_DIR, 'index.html'))) throw new Error(`${DASHBOARD_DIR} has no build: run pnpm build`);
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium)`);
-  p = await startPipeline();
+  // A database of its own, so that no other suite's worker weighs this one's rollout (it would release the
+  // next stage to its own queue and emulator), swept daily as on the run's database.
+  p = await startPipeline({ SWEEP_INTERVAL_MS: String(24 * 3600 * 1000) }, {}, { ownDatabase: true });
   await p.startWorker();
   browser = await launch();
   t = await p.project();
