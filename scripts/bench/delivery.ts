@@ -28,6 +28,11 @@
  * 2,000,000 is the size docs/benchmarks.md reports. With `--history-fresh` the history is not analysed
  * and no mode analyses before measuring (statistics as a bulk just written leaves them; autovacuum
  * may analyse during the run).
+ * `--after-bulk N` (one-user mode) first runs a bulk of N deliveries through a worker of its own and
+ * stops it, then accepts the one-user sends and drains them with a new worker: with `--history-fresh`,
+ * the sequence of a database a bulk has just churned (dead row versions, stale statistics, autovacuum
+ * starting). The drain prints what Postgres did meanwhile: the server's backends sampled every 100 ms
+ * (state and wait event, autovacuum's work) and the tables' dead rows and last analyses.
  * - broadcast: `--devices` devices seeded in Postgres (every tenth tagged `plan: pro`); the count of
  *   the 10 % filter through the API, a broadcast to all (202 → first message at the emulator → last),
  *   then one to the 10 % filter; the API's and the worker's RSS are sampled throughout. It also prints
@@ -94,6 +99,8 @@ const { values: args } = parseArgs({
     history: { type: 'string', default: '0' },
     /** Leave the history as a bulk just written leaves it: not analysed (autovacuum may catch up during the run). */
     'history-fresh': { type: 'boolean', default: false },
+    /** One-user mode: first a bulk of N deliveries through a worker of its own, stopped before the one-user sends. */
+    'after-bulk': { type: 'string', default: '0' },
   },
 });
 const MODE = args.mode;
@@ -106,6 +113,10 @@ if (!['bulk', 'one-user', 'latency', 'broadcast'].includes(MODE!)) throw new Err
 const HISTORY = Number(args.history);
 /** The notifications of the history (all final): the run's own are counted beside them. */
 let historyNotifications = 0;
+/** Final notifications of an earlier phase of the run (`--after-bulk`), not the measured ones. */
+let earlierNotifications = 0;
+/** The measured notifications are those created after this moment (epoch seconds). */
+let measuredSince = 0;
 const USERS_PER_BULK = 500;
 const DEVICES_PER_USER = 2;
 const PER_BULK = USERS_PER_BULK * DEVICES_PER_USER;
@@ -185,7 +196,7 @@ async function main() {
       return {};
     }
   };
-  const ctx: Stack = { url, db, tenant, emulator, apiPid: apiProcess.pid, startWorker, statements, statementTimes, redisCommands };
+  const ctx: Stack = { url, databaseUrl, db, tenant, emulator, apiPid: apiProcess.pid, startWorker, statements, statementTimes, redisCommands };
   console.log(`machine: ${cpus().length} × ${cpus()[0].model}, Node ${process.version}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   console.log(`api, worker (node ${WORKER_NODE_FLAGS.join(' ') || 'without flags'}) and emulator are separate processes; figures are from this one run, read the ratios`);
   console.log(`FCM_RATE_PER_MINUTE=${fmt(Number(args['fcm-rate']))}${Number(args['fcm-rate']) === LIFTED_FCM_RATE ? ' (lifted: the run measures the worker, not the quota)' : ''}\n`);
@@ -193,8 +204,11 @@ async function main() {
   if (HISTORY > 0) await buildHistory(db, tenant.projectId, tenant.templateId);
 
   let measured: Measured;
-  if (MODE === 'bulk') measured = await bulk(ctx);
-  else if (MODE === 'one-user') measured = await oneUser(ctx);
+  if (MODE === 'bulk') measured = await bulk(ctx, Number(args.deliveries));
+  else if (MODE === 'one-user') {
+    if (Number(args['after-bulk']) > 0) await bulkBefore(ctx, Number(args['after-bulk']));
+    measured = await oneUser(ctx);
+  }
   else if (MODE === 'broadcast') measured = await broadcastMode(ctx);
   else measured = await latency(ctx);
   report(measured);
@@ -236,6 +250,7 @@ type Worker = Awaited<ReturnType<typeof startNode>>;
 
 interface Stack {
   url: string;
+  databaseUrl: string;
   db: Client;
   tenant: Awaited<ReturnType<typeof setupTenant>>;
   emulator: Awaited<ReturnType<typeof startEmulator>>;
@@ -297,8 +312,8 @@ async function meter(s: Stack, worker: Worker) {
 }
 
 /** Bulk sends of 500 users × 2 devices, accepted while the worker runs (a cold start). */
-async function bulk(s: Stack): Promise<Measured> {
-  const bulks = Math.max(1, Math.round(Number(args.deliveries) / PER_BULK));
+async function bulk(s: Stack, deliveries: number): Promise<Measured> {
+  const bulks = Math.max(1, Math.round(deliveries / PER_BULK));
   const total = bulks * PER_BULK;
   // Distinct users per bulk, so that each notification reaches its own 1,000 devices.
   await s.db.query(
@@ -534,11 +549,14 @@ async function oneUser(s: Stack): Promise<Measured> {
   // When the first message reached the emulator: what the worker's start (Node, its modules, its
   // connections) took before the drain proper.
   let firstAt = 0;
-  await waitForEmulator(s, n, worker, (accepted) => {
-    if (accepted > 0 && !firstAt) firstAt = Date.now();
+  const { value: lastReceipt, lines: postgres } = await postgresActivity(s.db, s.databaseUrl, async () => {
+    await waitForEmulator(s, n, worker, (accepted) => {
+      if (accepted > 0 && !firstAt) firstAt = Date.now();
+    });
+    const receipt = Date.now();
+    await waitForFinal(s.db, n);
+    return receipt;
   });
-  const lastReceipt = Date.now();
-  await waitForFinal(s.db, n);
   const seconds = (Date.now() - started) / 1000;
   const { cpu, rss, statements, redisCommands } = await m.stop();
   const wrong = await s.db.query(`SELECT count(*)::int AS n FROM "Notification" n WHERE ${RECENT('n')} AND (n."status" <> 'completed' OR n."sent" <> 1 OR n."devices" <> 1)`);
@@ -560,6 +578,7 @@ async function oneUser(s: Stack): Promise<Measured> {
       `deliver jobs:           ${fmt(jobs)} for ${fmt(n)} notifications (${(n / jobs).toFixed(1)} per job: sends accepted together share one)`,
       `progress (s):           worker ready after ${((ready - started) / 1000).toFixed(2)}, first delivery after ${((firstAt - started) / 1000).toFixed(2)}; from the first delivery to the last ${lastReceipt > firstAt ? `${fmt((n - 1) / ((lastReceipt - firstAt) / 1000))} notifications/s` : 'within one look at the emulator (20 ms)'}`,
       ...(wrong.rows[0].n ? [`!! ${wrong.rows[0].n} notifications are not completed with one sent delivery`] : []),
+      ...postgres,
     ],
   };
 }
@@ -702,7 +721,7 @@ async function waitForFinal(db: Client, count: number) {
   const deadline = Date.now() + 120_000;
   for (;;) {
     const { rows } = await db.query(`SELECT count(*)::int AS n FROM "Notification" WHERE "status" IN ('completed', 'partially_failed', 'failed')`);
-    const n = rows[0].n - historyNotifications;
+    const n = rows[0].n - historyNotifications - earlierNotifications;
     if (n >= count) return;
     if (Date.now() > deadline) throw new Error(`only ${n}/${count} notifications final`);
     await sleep(20);
@@ -715,7 +734,65 @@ async function settle(db: Client) {
 }
 
 /** The run's own notifications, not the history's (which is a day old at least). */
-const RECENT = (n: string) => `${n}."createdAt" > now() - interval '12 hours'`;
+const RECENT = (n: string) => (measuredSince ? `${n}."createdAt" > to_timestamp(${measuredSince})` : `${n}."createdAt" > now() - interval '12 hours'`);
+
+/** `--after-bulk`: a bulk through a worker of its own, reported, its worker stopped; what follows is measured apart from it. */
+async function bulkBefore(s: Stack, deliveries: number) {
+  const before = await bulk(s, deliveries);
+  report(before);
+  await before.worker.stop();
+  await s.emulator.clear();
+  earlierNotifications = before.notifications;
+  measuredSince = Date.now() / 1000;
+  console.log(`(the bulk's worker stopped; its figures above are not the drain's)\n`);
+}
+
+/**
+ * What Postgres does while `work` runs: the server's backends sampled every 100 ms (state and wait
+ * event, or autovacuum's statement), and the run's tables' dead rows and last analyses before and after.
+ */
+async function postgresActivity<T>(db: Client, databaseUrl: string, work: () => Promise<T>): Promise<{ value: T; lines: string[] }> {
+  const tables = async () =>
+    (
+      await db.query(
+        `SELECT relname, n_live_tup::bigint AS live, n_dead_tup::bigint AS dead, n_mod_since_analyze::bigint AS modified,
+           coalesce(greatest(last_analyze, last_autoanalyze)::text, 'never') AS analysed, autovacuum_count + autoanalyze_count AS autoruns
+         FROM pg_stat_user_tables WHERE relname IN ('Delivery', 'Notification', 'Device') ORDER BY relname`,
+      )
+    ).rows as { relname: string; live: string; dead: string; modified: string; analysed: string; autoruns: string }[];
+  const before = await tables();
+  const seen = new Map<string, number>();
+  let samples = 0;
+  let sampling = true;
+  const sampler = (async () => {
+    const probe = new Client({ connectionString: databaseUrl });
+    await probe.connect();
+    while (sampling) {
+      const { rows } = await probe.query(
+        `SELECT CASE WHEN backend_type = 'autovacuum worker' THEN 'autovacuum: ' || left(query, 60)
+                     ELSE backend_type || ' ' || coalesce(state, '-') || ' ' || coalesce(wait_event_type || ':' || wait_event, 'on CPU') END AS what
+         FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND (datname = current_database() OR backend_type = 'autovacuum worker')
+           AND (state IS DISTINCT FROM 'idle' OR backend_type <> 'client backend')`,
+      );
+      samples++;
+      for (const { what } of rows) seen.set(what, (seen.get(what) ?? 0) + 1);
+      await sleep(100);
+    }
+    await probe.end();
+  })();
+  const value = await work();
+  sampling = false;
+  await sampler;
+  const after = await tables();
+  const lines = [`Postgres meanwhile (${samples} samples of its busy backends, 100 ms apart; mean backends per sample):`];
+  for (const [what, n] of [...seen].sort((a, b) => b[1] - a[1]).slice(0, 10)) lines.push(`  ${(n / samples).toFixed(2).padStart(6)}  ${what}`);
+  for (const t of after) {
+    const b = before.find((x) => x.relname === t.relname);
+    lines.push(`  ${t.relname.padEnd(12)} live ${fmt(Number(t.live))}, dead ${fmt(Number(b?.dead ?? 0))} → ${fmt(Number(t.dead))}, changed since analysed ${fmt(Number(b?.modified ?? 0))} → ${fmt(Number(t.modified))}, analysed ${t.analysed}, autovacuum runs ${b?.autoruns ?? 0} → ${t.autoruns}`);
+  }
+  return { value, lines };
+}
+
 
 /**
  * N deliveries of history in the tenant's project: final notifications spread over the last 29 days
