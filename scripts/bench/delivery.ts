@@ -747,6 +747,13 @@ async function bulkBefore(s: Stack, deliveries: number) {
   console.log(`(the bulk's worker stopped; its figures above are not the drain's)\n`);
 }
 
+/** Row updates in the meantime, and how many were HOT (no index touched: the row stayed on its page). */
+function hotShare(before: { updated: string; hot: string } | undefined, after: { updated: string; hot: string }) {
+  const updates = Number(after.updated) - Number(before?.updated ?? 0);
+  const hot = Number(after.hot) - Number(before?.hot ?? 0);
+  return `${fmt(updates)} updates, ${updates ? pct(hot / updates) : '0 %'} HOT`;
+}
+
 /**
  * What Postgres does while `work` runs: the server's backends sampled every 100 ms (state and wait
  * event, or autovacuum's statement), and the run's tables' dead rows and last analyses before and after.
@@ -756,10 +763,11 @@ async function postgresActivity<T>(db: Client, databaseUrl: string, work: () => 
     (
       await db.query(
         `SELECT relname, n_live_tup::bigint AS live, n_dead_tup::bigint AS dead, n_mod_since_analyze::bigint AS modified,
-           coalesce(greatest(last_analyze, last_autoanalyze)::text, 'never') AS analysed, autovacuum_count + autoanalyze_count AS autoruns
+           coalesce(greatest(last_analyze, last_autoanalyze)::text, 'never') AS analysed, autovacuum_count + autoanalyze_count AS autoruns,
+           n_tup_upd::bigint AS updated, n_tup_hot_upd::bigint AS hot
          FROM pg_stat_user_tables WHERE relname IN ('Delivery', 'Notification', 'Device') ORDER BY relname`,
       )
-    ).rows as { relname: string; live: string; dead: string; modified: string; analysed: string; autoruns: string }[];
+    ).rows as { relname: string; live: string; dead: string; modified: string; analysed: string; autoruns: string; updated: string; hot: string }[];
   const before = await tables();
   const seen = new Map<string, number>();
   let samples = 0;
@@ -788,7 +796,7 @@ async function postgresActivity<T>(db: Client, databaseUrl: string, work: () => 
   for (const [what, n] of [...seen].sort((a, b) => b[1] - a[1]).slice(0, 10)) lines.push(`  ${(n / samples).toFixed(2).padStart(6)}  ${what}`);
   for (const t of after) {
     const b = before.find((x) => x.relname === t.relname);
-    lines.push(`  ${t.relname.padEnd(12)} live ${fmt(Number(t.live))}, dead ${fmt(Number(b?.dead ?? 0))} → ${fmt(Number(t.dead))}, changed since analysed ${fmt(Number(b?.modified ?? 0))} → ${fmt(Number(t.modified))}, analysed ${t.analysed}, autovacuum runs ${b?.autoruns ?? 0} → ${t.autoruns}`);
+    lines.push(`  ${t.relname.padEnd(12)} live ${fmt(Number(t.live))}, dead ${fmt(Number(b?.dead ?? 0))} → ${fmt(Number(t.dead))}, changed since analysed ${fmt(Number(b?.modified ?? 0))} → ${fmt(Number(t.modified))}, analysed ${t.analysed}, autovacuum runs ${b?.autoruns ?? 0} → ${t.autoruns}, ${hotShare(b, t)}`);
   }
   return { value, lines };
 }

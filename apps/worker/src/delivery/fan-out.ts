@@ -152,10 +152,10 @@ export class FanOut {
       const timing = timePage(n, devices.map((d) => d.timezone));
       const inserted = devices.length
         ? await client.query<{ id: string; deviceId: string; stage: number | null }>(
-            `INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "nextAttemptAt", "notBefore", "createdAt", "updatedAt", "rolloutStage")
+            `INSERT INTO "Delivery" ("id", "notificationId", "userId", "deviceId", "platform", "status", "nextAttemptAt", "notBefore", "createdAt", "updatedAt", "rolloutStage", "heldForStage")
              SELECT herald_uuid_v7(), $1::uuid, v."userId", v."deviceId", v."platform", 'pending',
                CASE WHEN v."stage" > 0 THEN '${HELD_FOR_STAGE}'::timestamptz WHEN v."hold" THEN v."notBefore" WHEN $5::int > 0 THEN now() + ($5::int * interval '1 millisecond') END,
-               v."notBefore", now(), now(), v."stage"
+               v."notBefore", now(), now(), v."stage", CASE WHEN v."stage" > 0 THEN v."stage" END
              FROM (${STAGED_DEVICES}) AS v
              ON CONFLICT DO NOTHING RETURNING "id", "deviceId", "rolloutStage" AS "stage"`,
             [n.id, devices.map((d) => d.userId), arrayLiteral(devices.map((d) => d.id)), devices.map((d) => d.platform), Math.round(delayMs), state.stages, timing.notBefore, timing.hold],

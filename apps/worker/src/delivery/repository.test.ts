@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
 import { sqlPool } from '@herald/db';
 import { startApi, tenant, type Harness } from '@herald/testing';
 import { DeliveryRepository } from './repository';
@@ -43,28 +44,93 @@ describe('DeliveryRepository.record', () => {
 });
 
 describe('Delivery rows', () => {
-  it('take their outcome on their own page: the outcome write changes no index (a heap-only update)', async () => {
+  /**
+   * Postgres updates a row in place, touching no index (a HOT update), only when the update changes no
+   * column that an index names, in its key or its WHERE. A delivery is claimed and then written once
+   * per attempt: if those writes were not HOT, each would add entries to every index of the table.
+   */
+  const WRITTEN_ONCE = ['id', 'notificationId', 'userId', 'deviceId', 'rolloutStage', 'heldForStage'];
+
+  it('have no index that names a column the claim or the outcome write changes', async () => {
+    const { rows } = await sqlPool(h.db).query<{ index: string; columns: string[]; predicate: string | null }>(
+      `SELECT c.relname AS "index", array(SELECT a.attname FROM pg_attribute a WHERE a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey))::text[] AS "columns",
+         pg_get_expr(i.indpred, i.indrelid) AS "predicate"
+       FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = '"Delivery"'::regclass`,
+    );
+    expect(rows.length).toBeGreaterThanOrEqual(4);
+    const named = rows.map((r) => ({ index: r.index, names: [...r.columns, ...[...(r.predicate ?? '').matchAll(/"(\w+)"/g)].map((m) => m[1])] }));
+    expect(named.filter((r) => r.names.some((n) => !WRITTEN_ONCE.includes(n)))).toEqual([]);
+  });
+
+  /** 60 planned (pending) deliveries of a new notification: 30 users with two devices each. */
+  async function plannedRows() {
     const t = await tenant(h);
     const users = Array.from({ length: 30 }, (_, i) => `page-u${i}`);
     await h.db.device.createMany({ data: users.flatMap((userId) => ['android', 'ios'].map((platform) => ({ projectId: t.project.id, userId, deviceToken: `${platform}-${randomUUID()}`, provider: 'fcm', platform }))) });
     const n = await h.db.notification.create({ data: { projectId: t.project.id, templateId: randomUUID(), userIds: users, variables: {}, recipients: users.length } });
     const { rows } = await repository.plan([{ notificationId: n.id, claimant: 'test' }]);
     expect(rows).toHaveLength(60);
+    return { notificationId: n.id, rows };
+  }
+
+  /**
+   * Runs `write` in a transaction of its own connection and answers how many of its updates of
+   * Delivery rows were HOT: the connection's own counters, which other suites' writes do not reach.
+   * (Each write is measured on rows fresh from planning: the page has room for one new version of
+   * each of its rows, as it has in production once the previous one is pruned.)
+   */
+  async function updatesOf(write: (repository: DeliveryRepository) => Promise<unknown>) {
+    const connection = await sqlPool(h.db).connect();
+    // The backend's counters of its transactions not yet reported to the statistics: read before and after.
+    const counters = async () =>
+      (
+        await connection.query<{ updated: number; hot: number }>(
+          `SELECT pg_stat_get_xact_tuples_updated('"Delivery"'::regclass)::int AS "updated", pg_stat_get_xact_tuples_hot_updated('"Delivery"'::regclass)::int AS "hot"`,
+        )
+      ).rows[0];
+    try {
+      await connection.query('BEGIN');
+      const before = await counters();
+      await write(new DeliveryRepository(connection as unknown as Pool, 30_000));
+      const after = await counters();
+      await connection.query('COMMIT');
+      return { updated: after.updated - before.updated, hot: after.hot - before.hot };
+    } finally {
+      connection.release();
+    }
+  }
+
+  it('are claimed as heap-only updates', async () => {
+    const { rows } = await plannedRows();
+    const counted = await updatesOf(async (inTransaction) => {
+      const claimed = await inTransaction.claim(rows.map((r) => ({ deliveryId: r.id, claimant: 'test' })));
+      expect(claimed.filter((c) => c && c !== 'held')).toHaveLength(60);
+    });
+    expect(counted).toEqual({ updated: 60, hot: 60 });
+  });
+
+  it('take their outcome as heap-only updates, on their own page', async () => {
+    const { notificationId, rows } = await plannedRows();
     const pages = async () => {
-      const { rows: at } = await sqlPool(h.db).query<{ id: string; page: number }>(`SELECT "id", (ctid::text::point)[0]::int AS "page" FROM "Delivery" WHERE "notificationId" = $1`, [n.id]);
+      const { rows: at } = await sqlPool(h.db).query<{ id: string; page: number }>(`SELECT "id", (ctid::text::point)[0]::int AS "page" FROM "Delivery" WHERE "notificationId" = $1`, [notificationId]);
       return new Map(at.map((r) => [r.id, r.page]));
     };
     const before = await pages();
-    // Outcomes as FCM's make them: a message name of ~80 characters, or an error.
+    // Outcomes as FCM's make them: a message name of ~80 characters, an error, or a retry.
     const provider = randomUUID();
-    const { written } = await repository.record(
-      rows.map((r, i) =>
-        i % 4 === 3
-          ? { kind: 'fail' as const, deliveryId: r.id, providerConfigId: provider, error: 'The registration token is not a valid FCM registration token (INVALID_ARGUMENT)' }
-          : { kind: 'sent' as const, deliveryId: r.id, providerConfigId: provider, providerMessageId: `projects/my-project-a1b2c/messages/0:${Date.now()}%${randomUUID().replaceAll('-', '')}` },
-      ),
-    );
-    expect(written.size).toBe(60);
+    const counted = await updatesOf(async (inTransaction) => {
+      const { written } = await inTransaction.record(
+        rows.map((r, i) =>
+          i % 4 === 3
+            ? { kind: 'fail' as const, deliveryId: r.id, providerConfigId: provider, error: 'The registration token is not a valid FCM registration token (INVALID_ARGUMENT)' }
+            : i % 4 === 2
+              ? { kind: 'retry' as const, deliveryId: r.id, providerConfigId: provider, attempts: 1, delayMs: 1000, error: 'UNAVAILABLE' }
+              : { kind: 'sent' as const, deliveryId: r.id, providerConfigId: provider, providerMessageId: `projects/my-project-a1b2c/messages/0:${Date.now()}%${randomUUID().replaceAll('-', '')}` },
+        ),
+      );
+      expect(written.size).toBe(60);
+    });
+    expect(counted).toEqual({ updated: 60, hot: 60 });
     expect(await pages()).toEqual(before);
   });
 });

@@ -100,12 +100,12 @@ export class RolloutMonitor {
       const { rows } = await this.deps.pool.query<{ id: string; waits: boolean }>(
         // A row also held for its local moment (a timed broadcast, quiet hours) waits on for it: its
         // moment's delayed job sends it (fan-out.ts releaseDue), or this release once the moment passed.
-        `UPDATE "Delivery" SET "nextAttemptAt" = CASE WHEN "notBefore" > now() THEN "notBefore" END, "updatedAt" = now()
+        `UPDATE "Delivery" SET "nextAttemptAt" = CASE WHEN "notBefore" > now() THEN "notBefore" END, "heldForStage" = NULL, "updatedAt" = now()
          WHERE "id" IN (
            SELECT d."id" FROM "Notification" n JOIN "Delivery" d ON d."notificationId" = n."id"
-             AND d."rolloutStage" <= (n."rollout"->>'currentStage')::int AND d."nextAttemptAt" = '${HELD_FOR_STAGE}' AND d."status" = 'pending'
+             AND d."heldForStage" <= (n."rollout"->>'currentStage')::int AND d."nextAttemptAt" = '${HELD_FOR_STAGE}' AND d."status" = 'pending'
            WHERE n."id" = $1::uuid AND n."status" = 'processing'
-           ORDER BY d."id" LIMIT $2 FOR UPDATE OF d SKIP LOCKED
+           ORDER BY d."heldForStage", d."id" LIMIT $2 FOR UPDATE OF d SKIP LOCKED
          ) AND "nextAttemptAt" = '${HELD_FOR_STAGE}'
          RETURNING "id", "nextAttemptAt" IS NOT NULL AS "waits"`,
         [id, this.deps.pageSize],
