@@ -100,12 +100,14 @@ export class RolloutMonitor {
       const { rows } = await this.deps.pool.query<{ id: string; waits: boolean }>(
         // A row also held for its local moment (a timed broadcast, quiet hours) waits on for it: its
         // moment's delayed job sends it (fan-out.ts releaseDue), or this release once the moment passed.
+        // One table in the page's scan, in the order of "Delivery_held_for_stage_idx": a page reads its
+        // rows only, whatever the statistics (joined to Notification, a stale plan sorted every held row).
         `UPDATE "Delivery" SET "nextAttemptAt" = CASE WHEN "notBefore" > now() THEN "notBefore" END, "heldForStage" = NULL, "updatedAt" = now()
          WHERE "id" IN (
-           SELECT d."id" FROM "Notification" n JOIN "Delivery" d ON d."notificationId" = n."id"
-             AND d."heldForStage" <= (n."rollout"->>'currentStage')::int AND d."nextAttemptAt" = '${HELD_FOR_STAGE}' AND d."status" = 'pending'
-           WHERE n."id" = $1::uuid AND n."status" = 'processing'
-           ORDER BY d."heldForStage", d."id" LIMIT $2 FOR UPDATE OF d SKIP LOCKED
+           SELECT d."id" FROM "Delivery" d
+           WHERE d."notificationId" = $1::uuid AND d."nextAttemptAt" = '${HELD_FOR_STAGE}' AND d."status" = 'pending'
+             AND d."heldForStage" <= (SELECT (n."rollout"->>'currentStage')::int FROM "Notification" n WHERE n."id" = $1::uuid AND n."status" = 'processing')
+           ORDER BY d."heldForStage", d."id" LIMIT $2 FOR UPDATE SKIP LOCKED
          ) AND "nextAttemptAt" = '${HELD_FOR_STAGE}'
          RETURNING "id", "nextAttemptAt" IS NOT NULL AS "waits"`,
         [id, this.deps.pageSize],
