@@ -207,6 +207,20 @@ describe('tamper evidence', () => {
     expect((await h.get(`${base}/verify`, { token: admin.accessToken })).body).toEqual({ valid: true, entries: 3 });
   });
 
+  it('chains per project without forks: concurrent changes in two projects number 1…n each and verify', async () => {
+    const a = await adminProject();
+    const b = await adminProject();
+    const create = (w: typeof a, i: number) => h.post('/push-templates', { token: w.admin.accessToken, body: { projectId: w.project.id, name: `t${i}`, title: 'T', body: 'B' } });
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => create(i % 2 ? a : b, i)));
+    expect(results.map((r) => r.status)).toEqual(Array(12).fill(201));
+    for (const w of [a, b]) {
+      const rows = await h.db.auditEntry.findMany({ where: { projectId: w.project.id }, orderBy: { number: 'asc' }, select: { number: true, hash: true } });
+      expect(rows.map((r) => Number(r.number))).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(new Set(rows.map((r) => r.hash)).size).toBe(6);
+      expect((await h.get(`${w.base}/verify`, { token: w.admin.accessToken })).body).toEqual({ valid: true, entries: 6 });
+    }
+  });
+
   it('verify names the entry an UPDATE changed, with the guard disabled', async () => {
     const { admin, project, base } = await adminProject();
     await makeChanges(admin, project.id);
