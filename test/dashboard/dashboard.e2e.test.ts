@@ -7,6 +7,7 @@ import { serviceAccount } from '../credentials';
 import { startPipeline, type Pipeline } from '../pipeline';
 import { DASHBOARD_DIR } from '../../apps/api/src/dashboard/serve';
 import { check, CHROMIUM, launch, newPage, SCREENSHOTS } from './browser';
+import { waitUntil } from '../wait';
 
 /**
  * The built dashboard in a real Chromium, against the real API (which serves it), worker, Postgres,
@@ -150,6 +151,7 @@ describe('dashboard in a real browser', () => {
     await page.getByLabel('Key name').fill('production backend');
     // Everything but sending: this backend registers devices only.
     await page.getByRole('checkbox', { name: 'send', exact: true }).uncheck();
+    await page.getByLabel('Expires (optional)').fill('2030-01-01T12:00');
     await page.getByRole('button', { name: 'Create key' }).click();
     const secret = page.getByTestId('once-secret');
     const key = (await secret.textContent())!;
@@ -184,6 +186,19 @@ describe('dashboard in a real browser', () => {
     await page.getByTitle(deviceToken).waitFor();
     await check(page, '11-devices');
 
+    // The keys page shows the key's scopes, its expiry and (once written, off the request path) its last use.
+    const stored = await waitUntil(async () => {
+      const row = await p.h.db.apiKey.findFirst({ where: { projectId, name: 'production backend' } });
+      return row?.lastUsedAt ? row : null;
+    }, 5000, 'the key\'s lastUsedAt');
+    expect(stored.scopes).not.toContain('send');
+    expect(stored.expiresAt?.getUTCFullYear()).toBe(2030);
+    await page.goto(`${p.h.url}/p/${projectId}/keys`);
+    const keyRow = page.getByRole('row', { name: /production backend/ });
+    await keyRow.getByRole('cell', { name: 'devices:write, devices:read, notifications:read, templates:read, templates:write, events:write', exact: true }).waitFor();
+    await keyRow.getByText('2030').waitFor();
+    expect(await keyRow.getByRole('cell', { name: 'Never', exact: true }).count()).toBe(0);
+
     // The audit log: the key's creation and its disabling and enabling, filtered by action.
     await page.getByRole('link', { name: 'Audit log' }).click();
     const table = page.getByRole('table', { name: 'Audit entries' });
@@ -198,6 +213,13 @@ describe('dashboard in a real browser', () => {
     await table.getByRole('cell', { name: 'api_key.updated', exact: true }).first().waitFor({ state: 'detached' });
     expect(await table.getByRole('cell', { name: 'api_key.created', exact: true }).count()).toBe(1);
     await table.getByText('null → "production backend"').waitFor();
+    // By who made the change: no entry of this action was made by Herald itself.
+    await page.getByLabel('Actor type').selectOption('system');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.getByText('No change matches these filters.').waitFor();
+    await page.getByLabel('Actor type').selectOption('user');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await table.getByRole('cell', { name: 'api_key.created', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Verify the chain' }).click();
     await page.getByText(/The chain is whole: \d+ entries\./).waitFor();
     await check(page, '11a-audit-log');

@@ -116,6 +116,13 @@ describe('loadApiConfig', () => {
     expect(() => loadWorkerConfig({ ...prod, RETENTION_DAYS: '-1' })).toThrow(/RETENTION_DAYS/);
   });
 
+  it('keeps audit log entries 365 days unless AUDIT_RETENTION_DAYS says how long (0: forever)', () => {
+    expect(loadWorkerConfig(prod).auditRetentionDays).toBe(365);
+    expect(loadWorkerConfig({ ...prod, AUDIT_RETENTION_DAYS: '0' }).auditRetentionDays).toBe(0);
+    expect(loadWorkerConfig({ ...prod, AUDIT_RETENTION_DAYS: '90' }).auditRetentionDays).toBe(90);
+    expect(() => loadWorkerConfig({ ...prod, AUDIT_RETENTION_DAYS: '-1' })).toThrow(/AUDIT_RETENTION_DAYS/);
+  });
+
   it('a worker warms up with 2,000 messages unless WORKER_WARM_UP_MESSAGES says otherwise (0: not at all)', () => {
     expect(loadWorkerConfig(prod).warmUpMessages).toBe(2000);
     expect(loadWorkerConfig({ ...prod, WORKER_WARM_UP_MESSAGES: '0' }).warmUpMessages).toBe(0);

@@ -47,7 +47,7 @@ export function AuditLogPage() {
   const [range, setRange] = useState({ from: '', to: '' });
   const form = useSchemaForm(auditLogQuery, {});
   // An empty field filters nothing (the API refuses an empty filter).
-  const text = (key: 'actor' | 'targetType') => ({ value: form.values[key] ?? '', onChange: (e: { target: { value: string } }) => form.set(key, e.target.value || undefined), error: form.errors[key] });
+  const text = (key: 'actor' | 'targetType' | 'targetId') => ({ value: form.values[key] ?? '', onChange: (e: { target: { value: string } }) => form.set(key, e.target.value || undefined), error: form.errors[key] });
   const log = useAuditLog(projectId, filters, cursor, isAdmin);
   const [verifying, setVerifying] = useState(false);
   const verify = useAuditVerify(projectId, verifying);
@@ -110,8 +110,15 @@ export function AuditLogPage() {
                 </option>
               ))}
             </SelectField>
+            <SelectField label="Actor type" value={form.values.actorType ?? ''} onChange={(e) => form.set('actorType', (e.target.value || undefined) as AuditFilters['actorType'])} error={form.errors.actorType}>
+              <option value="">Anyone</option>
+              <option value="user">A user</option>
+              <option value="apiKey">An API key</option>
+              <option value="system">Herald (system)</option>
+            </SelectField>
             <TextField label="Actor id" placeholder="A user's or API key's id" {...text('actor')} />
             <TextField label="Target type" placeholder="e.g. template" {...text('targetType')} />
+            <TextField label="Target id" placeholder="The changed thing's id" {...text('targetId')} />
             <TextField label="From" type="datetime-local" value={range.from} onChange={(e) => setRange((r) => ({ ...r, from: e.target.value }))} error={form.errors.from} />
             <TextField label="To" type="datetime-local" value={range.to} onChange={(e) => setRange((r) => ({ ...r, to: e.target.value }))} error={form.errors.to} />
             <div>

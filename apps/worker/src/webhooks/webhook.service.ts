@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { openSecret, signWebhook, storableText, webhookJobFor, webhookSealContext, type KeyRing } from '@herald/core';
-import type { Db, WebhookEndpoint } from '@herald/db';
+import { SYSTEM_AUDIT_SOURCE, writeAudit, type Db, type WebhookEndpoint } from '@herald/db';
 import { escapeHtml, inertText, type Mailer } from '@herald/mail';
 import { postWebhook, type SendOutcome } from './sender';
 import type { ProjectSlots } from './project-slots';
@@ -164,9 +164,16 @@ export class WebhookDispatcher {
       return;
     }
     const cutoff = new Date(at.getTime() - this.deps.disableAfterMs);
-    const { count } = await db.webhookEndpoint.updateMany({
-      where: { id: endpoint.id, enabled: true, failingSince: { lte: cutoff } },
-      data: { enabled: false, disabledAt: at },
+    // A change to the project's configuration made by Herald itself: audited in the same transaction.
+    const count = await db.$transaction(async (tx) => {
+      const disabled = await tx.webhookEndpoint.updateMany({
+        where: { id: endpoint.id, enabled: true, failingSince: { lte: cutoff } },
+        data: { enabled: false, disabledAt: at },
+      });
+      if (disabled.count) {
+        await writeAudit(tx, SYSTEM_AUDIT_SOURCE, { projectId: endpoint.projectId, action: 'webhook.updated', target: { type: 'webhook', id: endpoint.id }, changes: { enabled: { before: true, after: false } } });
+      }
+      return disabled.count;
     });
     if (!count) return;
     this.deps.observe?.disabled?.();

@@ -75,6 +75,9 @@ it('an endpoint failing continuously is disabled and its admins are told by e-ma
   const disabled = await waitFor(() => p.h.get(base, { token: t.owner.accessToken }).then((res) => res.body), (w) => w.enabled === false, 30_000);
   expect(disabled).toMatchObject({ enabled: false, failingSince: expect.any(String), disabledAt: expect.any(String) });
   expect(Date.parse(disabled.disabledAt) - Date.parse(disabled.failingSince)).toBeGreaterThanOrEqual(1500);
+  // Herald's own change to the project's configuration is in the audit log, by the system.
+  const audit = await p.h.get(`/projects/${t.project.id}/audit-log?action=webhook.updated&targetId=${hook.id}`, { token: t.owner.accessToken });
+  expect(audit.body.data).toEqual([expect.objectContaining({ actor: { type: 'system', id: null }, target: { type: 'webhook', id: hook.id }, changes: { enabled: { before: true, after: false } }, ip: null, userAgent: null })]);
 
   for (const admin of [t.owner, coAdmin]) {
     const mail = await p.h.smtp.waitFor(admin.email, /disabled a webhook endpoint/);

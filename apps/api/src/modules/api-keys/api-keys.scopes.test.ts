@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { API_KEY_SCOPES, type ApiKeyScope } from '@herald/schemas';
-import { createProject, expectError, startApi, unique, waitUntil, type Harness } from '@herald/testing';
+import { createApiKey, createProject, expectError, startApi, unique, waitUntil, type Harness } from '@herald/testing';
 import { Authenticator, lastUsedGateKey } from '../../http/caller';
 import { operationKey } from '../../openapi/document';
 import { apiRoutes } from '../../routes';
@@ -91,6 +91,15 @@ describe('API key scopes', () => {
         expect(res.body.details).toEqual([{ path: 'scope', message: `Missing scope: ${ROUTE_SCOPES[route]}` }]);
       }
     });
+  });
+
+  it('a key stored without scopes (as every key made before them) has them all and keeps working', async () => {
+    const owner = await h.user();
+    const project = await createProject(h, owner);
+    const { id, key } = await createApiKey(h, project.id);
+    expect((await h.db.apiKey.findUniqueOrThrow({ where: { id } })).scopes).toEqual([...API_KEY_SCOPES]);
+    expect((await h.post('/push/send', { apiKey: key, body: {} })).status).toBe(400);
+    expect((await h.get('/push/notifications', { apiKey: key })).status).toBe(200);
   });
 
   it('a bearer token is not bound by scopes', async () => {

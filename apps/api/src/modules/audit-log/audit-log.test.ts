@@ -1,4 +1,5 @@
-import { createProject, expectError, startApi, type Harness, type Session } from '@herald/testing';
+import { hashSecret, randomToken } from '@herald/core';
+import { createProject, expectError, PASSWORD, providerBody, rsaKey, startApi, type Harness, type Session } from '@herald/testing';
 
 /**
  * The audit log: what a change writes, how admins read, filter and export it, and how the chain shows
@@ -120,6 +121,75 @@ describe('audit entries', () => {
   });
 });
 
+describe('what an entry records', () => {
+  it('a secret only as "changed": an API key, a webhook signing secret, provider credentials, an invite token', async () => {
+    const { admin, project, base } = await adminProject();
+    const token = { token: admin.accessToken };
+    const hook = await h.post(`/projects/${project.id}/webhooks`, { ...token, body: { url: 'https://hooks.example.com/herald', events: ['notification.completed'] } });
+    expect(hook.status).toBe(201);
+    const rotated = await h.post(`/projects/${project.id}/webhooks/${hook.body.id}/rotate-secret`, token);
+    expect(rotated.status).toBe(200);
+    expect((await h.post(`/push-config?projectId=${project.id}`, { ...token, body: {} })).status).toBe(201);
+    const { privateKey } = rsaKey();
+    const provider = await h.post(`/push-config/providers?projectId=${project.id}`, { ...token, body: providerBody(privateKey) });
+    expect(provider.status).toBe(201);
+    expect((await h.put(`/push-config/providers/${provider.body.id}`, { ...token, body: { config: providerBody(rsaKey().privateKey).config } })).status).toBe(200);
+    const invite = await h.post('/projects/invite', { ...token, body: { email: `invitee-${randomToken(4)}@example.com`, projectId: project.id } });
+    expect(invite.status).toBe(201);
+    expect((await h.post(`/projects/resend-invite/${invite.body.id}`, token)).status).toBe(200);
+
+    const res = await h.get(base, token);
+    const changes = (action: string) => res.body.data.find((e: { action: string }) => e.action === action)?.changes;
+    expect(changes('webhook.created')).toMatchObject({ url: { before: null, after: 'https://hooks.example.com/herald' }, secret: 'changed' });
+    expect(changes('webhook.secret_rotated')).toEqual({ secret: 'changed' });
+    expect(changes('provider.created')).toMatchObject({ secrets: 'changed' });
+    expect(changes('provider.updated')).toMatchObject({ secrets: 'changed' });
+    expect(changes('invite.resent')).toMatchObject({ tokenHash: 'changed' });
+    const stored = (await h.db.invite.findUniqueOrThrow({ where: { id: invite.body.id } })).tokenHash;
+    for (const secret of [hook.body.secret, rotated.body.secret, privateKey, stored].filter(Boolean)) expect(res.text).not.toContain(secret);
+    const exported = await h.get(`${base}/export`, token);
+    for (const secret of [hook.body.secret, rotated.body.secret, stored].filter(Boolean)) expect(exported.text).not.toContain(secret);
+  });
+
+  it('an invite that raises a member to project_admin is member.role_changed, by the member', async () => {
+    const { admin, project, base } = await adminProject();
+    const member = await h.user();
+    const invite = async (role: 'team_member' | 'project_admin') => {
+      const token = randomToken(32);
+      await h.db.invite.create({ data: { projectId: project.id, email: member.email, role, tokenHash: hashSecret(token), expiresAt: new Date(Date.now() + 86_400_000) } });
+      return token;
+    };
+    // One pending invite per address: the second is written once the first is accepted (the API refuses to invite a member).
+    expect((await h.post('/projects/accept-invite', { body: { token: await invite('team_member'), password: PASSWORD } })).status).toBe(201);
+    expect((await h.post('/projects/accept-invite', { body: { token: await invite('project_admin'), password: PASSWORD } })).status).toBe(201);
+    const entries = (await h.get(`${base}?targetId=${member.id}`, { token: admin.accessToken })).body.data;
+    expect(entries.map((e: { action: string }) => e.action)).toEqual(['member.role_changed', 'member.joined']);
+    expect(entries[0]).toMatchObject({ actor: { type: 'user', id: member.id, email: member.email }, changes: { role: { before: 'team_member', after: 'project_admin' } } });
+    expect(entries[1].changes).toMatchObject({ role: { before: null, after: 'team_member' } });
+  });
+
+  it('is written in the change\'s transaction: a change whose entry cannot be written does not happen', async () => {
+    const { admin, project } = await adminProject();
+    const template = await h.post('/push-templates', { token: admin.accessToken, body: { projectId: project.id, name: 'tx', title: 'Before', body: 'B' } });
+    expect(template.status).toBe(201);
+    // A trigger refusing this project's next entries (this run's own database, this project only).
+    const fn = `audit_refuse_${project.id.replace(/-/g, '')}`;
+    await h.db.$executeRawUnsafe(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit write refused'; END $$`);
+    await h.db.$executeRawUnsafe(`CREATE TRIGGER ${fn} BEFORE INSERT ON "AuditEntry" FOR EACH ROW WHEN (NEW."projectId" = '${project.id}'::uuid) EXECUTE FUNCTION ${fn}()`);
+    try {
+      const res = await h.put(`/push-templates/${template.body.id}?projectId=${project.id}`, { token: admin.accessToken, body: { title: 'After' } });
+      expect(res.status).toBe(500);
+      expect((await h.post(`/projects/${project.id}/api-keys`, { token: admin.accessToken, body: { name: 'never' } })).status).toBe(500);
+    } finally {
+      await h.db.$executeRawUnsafe(`DROP TRIGGER ${fn} ON "AuditEntry"`);
+      await h.db.$executeRawUnsafe(`DROP FUNCTION ${fn}()`);
+    }
+    expect((await h.db.pushTemplate.findUniqueOrThrow({ where: { id: template.body.id } })).title).toBe('Before');
+    expect(await h.db.apiKey.count({ where: { projectId: project.id } })).toBe(0);
+    expect(await h.db.auditEntry.count({ where: { projectId: project.id } })).toBe(1);
+  });
+});
+
 describe('tamper evidence', () => {
   it('refuses UPDATE, DELETE and TRUNCATE, even to the table owner', async () => {
     const { admin, project } = await adminProject();
@@ -135,6 +205,20 @@ describe('tamper evidence', () => {
     expect((await h.get(`${base}/verify`, { token: admin.accessToken })).body).toEqual({ valid: true, entries: 0 });
     await makeChanges(admin, project.id);
     expect((await h.get(`${base}/verify`, { token: admin.accessToken })).body).toEqual({ valid: true, entries: 3 });
+  });
+
+  it('chains per project without forks: concurrent changes in two projects number 1…n each and verify', async () => {
+    const a = await adminProject();
+    const b = await adminProject();
+    const create = (w: typeof a, i: number) => h.post('/push-templates', { token: w.admin.accessToken, body: { projectId: w.project.id, name: `t${i}`, title: 'T', body: 'B' } });
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => create(i % 2 ? a : b, i)));
+    expect(results.map((r) => r.status)).toEqual(Array(12).fill(201));
+    for (const w of [a, b]) {
+      const rows = await h.db.auditEntry.findMany({ where: { projectId: w.project.id }, orderBy: { number: 'asc' }, select: { number: true, hash: true } });
+      expect(rows.map((r) => Number(r.number))).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(new Set(rows.map((r) => r.hash)).size).toBe(6);
+      expect((await h.get(`${w.base}/verify`, { token: w.admin.accessToken })).body).toEqual({ valid: true, entries: 6 });
+    }
   });
 
   it('verify names the entry an UPDATE changed, with the guard disabled', async () => {

@@ -157,13 +157,15 @@ export class InvitesService {
         if (consumed.count === 0) throw AppError.badRequest(INVALID_INVITE);
 
         let user = existing ?? (await tx.user.create({ data: { email: invite.email, role: invite.role, ...account! } }));
-        const role = await this.join(tx, invite.projectId, user.id, invite.role);
-        // The one who accepted made the change, signed in or not.
+        const { before, role } = await this.join(tx, invite.projectId, user.id, invite.role);
+        // The one who accepted made the change, signed in or not: a new member joined, or a member's
+        // role was raised by the invite (a member whose role stays joins again, by this invite).
+        const raised = before !== null && before !== role;
         await writeAudit(tx, { ...source, actor: { type: 'user', id: user.id, email: user.email } }, {
           projectId: invite.projectId,
-          action: 'member.joined',
+          action: raised ? 'member.role_changed' : 'member.joined',
           target: { type: 'member', id: user.id },
-          changes: { role: { before: null, after: role }, inviteId: { before: null, after: invite.id } },
+          changes: { ...(before !== role && { role: { before, after: role } }), inviteId: { before: null, after: invite.id } },
         });
         // Holding project_admin in any project makes the account a project_admin.
         if (role === 'project_admin' && user.role !== 'project_admin') {
@@ -187,15 +189,15 @@ export class InvitesService {
   }
 
   /** Adds the membership; someone already a member keeps their membership, raised to project_admin if the invite says so. */
-  private async join(tx: Prisma.TransactionClient, projectId: string, userId: string, invited: Role): Promise<Role> {
+  private async join(tx: Prisma.TransactionClient, projectId: string, userId: string, invited: Role): Promise<{ before: Role | null; role: Role }> {
     const current = await tx.projectMember.findUnique({ where: { projectId_userId: { projectId, userId } }, select: { role: true } });
     if (!current) {
       await tx.projectMember.create({ data: { projectId, userId, role: invited } });
-      return invited;
+      return { before: null, role: invited };
     }
-    if (current.role === 'project_admin' || invited === 'team_member') return current.role;
+    if (current.role === 'project_admin' || invited === 'team_member') return { before: current.role, role: current.role };
     await tx.projectMember.update({ where: { projectId_userId: { projectId, userId } }, data: { role: 'project_admin' } });
-    return 'project_admin';
+    return { before: current.role, role: 'project_admin' };
   }
 
   /** Sent in the background, as the password reset mail: a failed mail is logged and the invite can be resent. */
