@@ -71,6 +71,19 @@ interface FanOutState {
 export const HELD_FOR_STAGE = '9999-12-31T00:00:00Z';
 
 /**
+ * A page of a timed broadcast's held rows whose moment has come ($1 the notification; $2, $3 the last
+ * row of the previous page; $4 the page size). One table in the scan, in the order of
+ * "Delivery_not_before_idx": a page reads its own rows, with statistics stale or fresh, never a walk of
+ * the whole broadcast at each moment.
+ */
+export const RELEASE_DUE_SQL = `SELECT d."id", d."notBefore"::text AS "at" FROM "Delivery" d
+  WHERE d."notificationId" = $1::uuid AND d."notBefore" <= now()
+    AND ($2::timestamptz IS NULL OR (d."notBefore", d."id") > ($2::timestamptz, $3::uuid))
+    AND d."status" = 'pending' AND d."nextAttemptAt" = d."notBefore"
+    AND EXISTS (SELECT 1 FROM "Notification" n WHERE n."id" = $1::uuid AND n."status" IN ('queued', 'processing'))
+  ORDER BY d."notBefore", d."id" LIMIT $4`;
+
+/**
  * A page's devices with their local moment (`notBefore`, `hold`: timePage) and their rollout stage (null
  * without a rollout): $6 is the stages, a float8[] or null.
  */
@@ -207,23 +220,22 @@ export class FanOut {
 
   /**
    * A timed broadcast's moment has come (its delayed job runs): the held rows now due are queued as page
-   * jobs of at most `pageSize` rows, read in device order, so that one zone of a million devices is
+   * jobs of at most `pageSize` rows, read in moment order, so that one zone of a million devices is
    * sent by many jobs, as its fan-out was. A held row has `nextAttemptAt` = `notBefore` until it is
    * tried; a row retried since belongs to its retry job. A canceled broadcast releases nothing.
    */
   async releaseDue(notificationId: string): Promise<void> {
-    let after: string | null = null;
+    let after: { at: string; id: string } | undefined;
     for (;;) {
-      const { rows }: { rows: { id: string; deviceId: string }[] } = await this.deps.pool.query<{ id: string; deviceId: string }>(
-        `SELECT d."id", d."deviceId" FROM "Delivery" d JOIN "Notification" n ON n."id" = d."notificationId"
-         WHERE d."notificationId" = $1::uuid AND n."status" IN ('queued', 'processing') AND ($2::uuid IS NULL OR d."deviceId" > $2::uuid)
-           AND d."status" = 'pending' AND d."notBefore" <= now() AND d."nextAttemptAt" = d."notBefore"
-         ORDER BY d."deviceId" LIMIT $3`,
-        [notificationId, after, this.deps.pageSize],
-      );
+      const { rows }: { rows: { id: string; at: string }[] } = await this.deps.pool.query<{ id: string; at: string }>(RELEASE_DUE_SQL, [
+        notificationId,
+        after?.at ?? null,
+        after?.id ?? null,
+        this.deps.pageSize,
+      ]);
       if (!rows.length) return;
-      after = rows[rows.length - 1].deviceId;
-      await this.deps.enqueue(fanOutPageJobFor(notificationId, rows.map((r) => r.id), `held-${after}`));
+      after = rows[rows.length - 1];
+      await this.deps.enqueue(fanOutPageJobFor(notificationId, rows.map((r) => r.id), `held-${after.id}`));
       if (rows.length < this.deps.pageSize) return;
     }
   }

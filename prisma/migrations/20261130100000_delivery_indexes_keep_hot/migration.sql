@@ -9,3 +9,7 @@ DROP INDEX "Delivery_held_for_stage_idx";
 DROP INDEX "Delivery_rollout_stage_idx";
 CREATE INDEX "Delivery_held_for_stage_idx" ON "Delivery" ("notificationId", "heldForStage", "id") WHERE "heldForStage" IS NOT NULL;
 CREATE INDEX "Delivery_rollout_stage_idx" ON "Delivery" ("notificationId", "rolloutStage") WHERE "rolloutStage" IS NOT NULL;
+
+-- A timed broadcast's rows due at a moment (fan-out.ts releaseDue): read through the moment, not by a
+-- walk of every row of the broadcast at each moment. "notBefore" is written once, when the row is planned.
+CREATE INDEX "Delivery_not_before_idx" ON "Delivery" ("notificationId", "notBefore", "id") WHERE "notBefore" IS NOT NULL;
