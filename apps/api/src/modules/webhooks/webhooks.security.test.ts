@@ -44,7 +44,7 @@ it('a rotated secret and the previous one are both stored encrypted; neither is 
   }
 });
 
-it('refuses loopback, private and link-local addresses, literal or named, in a create or a change', async () => {
+it('refuses loopback, private and link-local addresses and single-label names, literal or named, in a create or a change', async () => {
   const { admin, base, path } = await adminWithEndpoint();
   const internal = [
     'https://127.0.0.1/in',
@@ -53,12 +53,24 @@ it('refuses loopback, private and link-local addresses, literal or named, in a c
     'https://169.254.169.254/latest/meta-data',
     'https://[::1]/in',
     'https://[::ffff:127.0.0.1]/in',
+    // IPv4-compatible IPv6 (::/96) reaches the IPv4 inside.
+    'https://[::127.0.0.1]/in',
     'https://[fd00:ec2::254]/in',
     'https://localhost/in',
+    // A trailing dot names the same host.
+    'https://localhost./in',
   ];
   for (const url of internal) {
     for (const res of [await h.post(base, { token: admin.accessToken, body: endpointBody({ url }) }), await h.put(path, { token: admin.accessToken, body: { url } })]) {
       expectError(res, 400, /loopback, private/);
+      expect([url, res.body.details]).toEqual([url, [{ path: 'url', message: expect.any(String) }]]);
+    }
+  }
+  // A single-label name resolves through the network's search domains, inside it: the worker would
+  // refuse it at connect time, and creation refuses it too.
+  for (const url of ['https://intranet/in', 'https://metadata/in', 'https://vm./in']) {
+    for (const res of [await h.post(base, { token: admin.accessToken, body: endpointBody({ url }) }), await h.put(path, { token: admin.accessToken, body: { url } })]) {
+      expectError(res, 400, /fully qualified domain name/);
       expect([url, res.body.details]).toEqual([url, [{ path: 'url', message: expect.any(String) }]]);
     }
   }
