@@ -288,6 +288,19 @@ describe('dashboard in a real browser', () => {
     await page.getByRole('button', { name: 'Unregister', exact: true }).click();
     await page.getByRole('heading', { name: 'No devices for this user' }).waitFor();
     expect((await httpRequest(p.h.url, 'GET', '/push/devices/user-42', { token: tokens.accessToken, query: { projectId } })).body).toEqual([]);
+
+    // The API's refusal shows in the edit dialog: here the key was deleted elsewhere while it was open.
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('button', { name: 'Edit key production backend' }).click();
+    const editing = page.getByRole('dialog', { name: 'Edit production backend' });
+    await editing.getByRole('checkbox', { name: 'events:write', exact: true }).uncheck();
+    const deleted = await httpRequest(p.h.url, 'DELETE', `/projects/${projectId}/api-keys/${edited.id}`, { token: tokens.accessToken });
+    expect(deleted.status).toBe(200);
+    await editing.getByRole('button', { name: 'Save key' }).click();
+    await editing.getByText('API key not found').waitFor();
+    await check(page, '15-api-key-edit-refused');
+    await editing.getByRole('button', { name: 'Cancel' }).click();
+    await editing.waitFor({ state: 'detached' });
     expect(page.problems).toEqual([]);
     await context.close();
   });
