@@ -196,8 +196,40 @@ describe('dashboard in a real browser', () => {
     await page.goto(`${p.h.url}/p/${projectId}/keys`);
     const keyRow = page.getByRole('row', { name: /production backend/ });
     await keyRow.getByRole('cell', { name: 'devices:write, devices:read, notifications:read, templates:read, templates:write, events:write', exact: true }).waitFor();
-    await keyRow.getByText('2030').waitFor();
+    await keyRow.getByRole('cell', { name: /2030/ }).waitFor();
     expect(await keyRow.getByRole('cell', { name: 'Never', exact: true }).count()).toBe(0);
+
+    // Its scopes and expiry change in place: sending allowed, templates:write taken away, a later expiry.
+    await page.getByRole('button', { name: 'Edit key production backend' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit production backend' });
+    expect(await edit.getByRole('checkbox', { name: 'send', exact: true }).isChecked()).toBe(false);
+    expect(await edit.getByLabel('Expires', { exact: true }).inputValue()).toBe('2030-01-01T12:00');
+    await edit.getByRole('checkbox', { name: 'send', exact: true }).check();
+    await edit.getByRole('checkbox', { name: 'templates:write', exact: true }).uncheck();
+    // An expiry in the past is refused in the API's words, and nothing is sent.
+    await edit.getByLabel('Expires', { exact: true }).fill('2020-01-01T12:00');
+    await edit.getByRole('button', { name: 'Save key' }).click();
+    await edit.getByText('expiresAt must be in the future').waitFor();
+    await check(page, '10a-api-key-edit');
+    await edit.getByLabel('Expires', { exact: true }).fill('2031-06-01T09:30');
+    await edit.getByRole('button', { name: 'Save key' }).click();
+    await edit.waitFor({ state: 'detached' });
+    await keyRow.getByRole('cell', { name: 'devices:write, devices:read, send, notifications:read, templates:read, events:write', exact: true }).waitFor();
+    await keyRow.getByRole('cell', { name: /2031/ }).waitFor();
+    const edited = await p.h.db.apiKey.findFirstOrThrow({ where: { projectId, name: 'production backend' } });
+    expect(edited.scopes).toContain('send');
+    expect(edited.scopes).not.toContain('templates:write');
+    expect(edited.expiresAt?.toISOString()).toBe('2031-06-01T09:30:00.000Z');
+    await check(page, '10b-api-key-edited');
+    // "Never expires" removes the expiry; the dialog opens on the key as it now is.
+    await page.getByRole('button', { name: 'Edit key production backend' }).click();
+    expect(await edit.getByLabel('Expires', { exact: true }).inputValue()).toBe('2031-06-01T09:30');
+    expect(await edit.getByRole('checkbox', { name: 'templates:write', exact: true }).isChecked()).toBe(false);
+    await edit.getByRole('checkbox', { name: 'Never expires' }).check();
+    await edit.getByRole('button', { name: 'Save key' }).click();
+    await edit.waitFor({ state: 'detached' });
+    await keyRow.getByRole('cell', { name: 'Never', exact: true }).waitFor();
+    expect((await p.h.db.apiKey.findFirstOrThrow({ where: { projectId, name: 'production backend' } })).expiresAt).toBeNull();
 
     // The audit log: the key's creation and its disabling and enabling, filtered by action.
     await page.getByRole('link', { name: 'Audit log' }).click();
@@ -206,7 +238,8 @@ describe('dashboard in a real browser', () => {
     await page.getByLabel('Action').selectOption('api_key.updated');
     await page.getByRole('button', { name: 'Filter', exact: true }).click();
     await table.getByRole('cell', { name: 'api_key.created', exact: true }).waitFor({ state: 'detached' });
-    expect(await table.getByRole('cell', { name: 'api_key.updated', exact: true }).count()).toBe(2);
+    // Disabled, enabled, scopes and expiry changed, expiry removed.
+    expect(await table.getByRole('cell', { name: 'api_key.updated', exact: true }).count()).toBe(4);
     await table.getByText('true → false').waitFor();
     await page.getByLabel('Action').selectOption('api_key.created');
     await page.getByRole('button', { name: 'Filter', exact: true }).click();
@@ -255,6 +288,19 @@ describe('dashboard in a real browser', () => {
     await page.getByRole('button', { name: 'Unregister', exact: true }).click();
     await page.getByRole('heading', { name: 'No devices for this user' }).waitFor();
     expect((await httpRequest(p.h.url, 'GET', '/push/devices/user-42', { token: tokens.accessToken, query: { projectId } })).body).toEqual([]);
+
+    // The API's refusal shows in the edit dialog: here the key was deleted elsewhere while it was open.
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('button', { name: 'Edit key production backend' }).click();
+    const editing = page.getByRole('dialog', { name: 'Edit production backend' });
+    await editing.getByRole('checkbox', { name: 'events:write', exact: true }).uncheck();
+    const deleted = await httpRequest(p.h.url, 'DELETE', `/projects/${projectId}/api-keys/${edited.id}`, { token: tokens.accessToken });
+    expect(deleted.status).toBe(200);
+    await editing.getByRole('button', { name: 'Save key' }).click();
+    await editing.getByText('API key not found').waitFor();
+    await check(page, '15-api-key-edit-refused');
+    await editing.getByRole('button', { name: 'Cancel' }).click();
+    await editing.waitFor({ state: 'detached' });
     expect(page.problems).toEqual([]);
     await context.close();
   });

@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { FINAL_STATUSES, type components, type paths } from '@herald/client';
-import type { Audience, auditLogFilters, broadcastBody, createInviteBody, createKeyBody, createProjectBody, createSegmentBody, createTemplateBody, sendBody, updateSegmentBody, updateSettingsBody, updateTemplateBody } from '@herald/schemas';
+import type { Audience, auditLogFilters, broadcastBody, createInviteBody, createKeyBody, createProjectBody, createSegmentBody, createTemplateBody, sendBody, updateKeyBody, updateSegmentBody, updateSettingsBody, updateTemplateBody } from '@herald/schemas';
 import type { z } from 'zod';
 import type { Rollout } from '../lib/rollout';
 import { api, call, session } from './client';
@@ -47,7 +47,7 @@ export const useApiKeys = (projectId: string, enabled: boolean) =>
 export const useCreateApiKey = (projectId: string) =>
   useWrite((body: z.output<typeof createKeyBody>) => call(api.POST('/projects/{projectId}/api-keys', { params: { path: { projectId } }, body })), [queryKeys.apiKeys(projectId)]);
 export const useUpdateApiKey = (projectId: string) =>
-  useWrite(({ keyId, enabled }: { keyId: string; enabled: boolean }) => call(api.PATCH('/projects/{projectId}/api-keys/{keyId}', { params: { path: { projectId, keyId } }, body: { enabled } })), [queryKeys.apiKeys(projectId)]);
+  useWrite(({ keyId, ...body }: { keyId: string } & z.output<typeof updateKeyBody>) => call(api.PATCH('/projects/{projectId}/api-keys/{keyId}', { params: { path: { projectId, keyId } }, body })), [queryKeys.apiKeys(projectId)]);
 export const useDeleteApiKey = (projectId: string) =>
   useWrite((keyId: string) => call(api.DELETE('/projects/{projectId}/api-keys/{keyId}', { params: { path: { projectId, keyId } } })), [queryKeys.apiKeys(projectId)]);
 
