@@ -214,6 +214,7 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
     warmUpDelivery: (stopping) => warmUpDelivery({ messages: config.warmUpMessages, busy: () => stopping() || !delivery.idle, policy }),
     async close() {
       delivery.stop();
+      await startedOrLate([queue, webhookQueue]);
       await queue.close();
       await webhookQueue.close();
       mailer.close();
@@ -222,4 +223,15 @@ export function createWorkerContainer(config: WorkerConfig, overrides: WorkerOve
       await closeDb(db);
     },
   };
+}
+
+/**
+ * Waits (at most `ms`) for BullMQ queues or workers to finish connecting. One closed while its Redis
+ * connection is still starting reports that connection's failure after the close has removed its
+ * listeners, and that unhandled error ends the process: a SIGTERM right after the start did so.
+ */
+export async function startedOrLate(clients: readonly { waitUntilReady(): Promise<unknown> }[], ms = 5000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled(clients.map((c) => c.waitUntilReady())), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

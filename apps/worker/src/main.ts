@@ -1,7 +1,7 @@
 import { Worker } from 'bullmq';
 import { loadWorkerConfig, loadOrExit } from '@herald/config';
 import { NOTIFICATIONS_QUEUE, WEBHOOKS_QUEUE } from '@herald/core';
-import { createWorkerContainer, type WorkerContainer } from './container';
+import { createWorkerContainer, startedOrLate, type WorkerContainer } from './container';
 import { createWorkerMetrics } from './metrics';
 import { notificationsProcessor } from './processors/notifications.processor';
 import { webhooksProcessor } from './processors/webhooks.processor';
@@ -91,6 +91,7 @@ async function main() {
       c.delivery.handBack();
     }, Math.floor((graceMs * 2) / 3)).unref();
     metricsServer?.close();
+    await startedOrLate([worker, webhookWorker]);
     await Promise.all([worker.close(), webhookWorker.close(), c.rollouts.stop()]);
     clearTimeout(handBack);
     await c.outcomeEvents.drain();

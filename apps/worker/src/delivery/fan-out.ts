@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import { dueByZone, fanOutPageJobFor, rolloutStageSql } from '@herald/core';
 import { AudienceWindow, audiencePageStatement } from '@herald/db';
 import type { FinalStatus, Finished, NotificationRow } from './repository';
-import { arrayLiteral, finalStatus } from './sql';
+import { arrayLiteral, finalStatus, inIndexOrder } from './sql';
 
 /** Why a broadcast ends without a delivery. */
 export const EMPTY_AUDIENCE = 'The audience matches no device';
@@ -72,9 +72,9 @@ export const HELD_FOR_STAGE = '9999-12-31T00:00:00Z';
 
 /**
  * A page of a timed broadcast's held rows whose moment has come ($1 the notification; $2, $3 the last
- * row of the previous page; $4 the page size). One table in the scan, in the order of
- * "Delivery_not_before_idx": a page reads its own rows, with statistics stale or fresh, never a walk of
- * the whole broadcast at each moment.
+ * row of the previous page; $4 the page size), run `inIndexOrder`: one table in the scan, in the order
+ * of "Delivery_not_before_idx", so that a page reads its own rows, with statistics stale or fresh,
+ * never a walk of the whole broadcast at each moment.
  */
 export const RELEASE_DUE_SQL = `SELECT d."id", d."notBefore"::text AS "at" FROM "Delivery" d
   WHERE d."notificationId" = $1::uuid AND d."notBefore" <= now()
@@ -227,7 +227,7 @@ export class FanOut {
   async releaseDue(notificationId: string): Promise<void> {
     let after: { at: string; id: string } | undefined;
     for (;;) {
-      const { rows }: { rows: { id: string; at: string }[] } = await this.deps.pool.query<{ id: string; at: string }>(RELEASE_DUE_SQL, [
+      const { rows }: { rows: { id: string; at: string }[] } = await inIndexOrder<{ id: string; at: string }>(this.deps.pool, RELEASE_DUE_SQL, [
         notificationId,
         after?.at ?? null,
         after?.id ?? null,

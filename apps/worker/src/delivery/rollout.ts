@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import { fanOutPageJobFor, type RolloutStageFigures } from '@herald/core';
 import { haltedEvent, SYSTEM_AUDIT_SOURCE, writeAudit, type Db, type WebhookEvents } from '@herald/db';
 import { HELD_FOR_STAGE } from './fan-out';
+import { inIndexOrder } from './sql';
 
 /** A rollout as the notification row holds it (docs/audiences.md#staged-rollout). */
 export interface RolloutState {
@@ -97,11 +98,12 @@ export class RolloutMonitor {
   private async releaseCurrentStage(id: string): Promise<number> {
     let total = 0;
     for (;;) {
-      const { rows } = await this.deps.pool.query<{ id: string; waits: boolean }>(
+      const { rows } = await inIndexOrder<{ id: string; waits: boolean }>(
+        this.deps.pool,
         // A row also held for its local moment (a timed broadcast, quiet hours) waits on for it: its
         // moment's delayed job sends it (fan-out.ts releaseDue), or this release once the moment passed.
-        // One table in the page's scan, in the order of "Delivery_held_for_stage_idx": a page reads its
-        // rows only, whatever the statistics (joined to Notification, a stale plan sorted every held row).
+        // One table in the page's scan, read in the order of "Delivery_held_for_stage_idx": a page reads
+        // its rows only, whatever the statistics (joined to Notification, a stale plan sorted every held row).
         `UPDATE "Delivery" SET "nextAttemptAt" = CASE WHEN "notBefore" > now() THEN "notBefore" END, "heldForStage" = NULL, "updatedAt" = now()
          WHERE "id" IN (
            SELECT d."id" FROM "Delivery" d
