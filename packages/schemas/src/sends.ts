@@ -53,13 +53,18 @@ const sendExtras = {
     .describe("Deliver even inside the project's quiet hours (as `priority: \"high\"` does)"),
 };
 
-export const sendBody = z.object({
-  userId: customerUserId,
+/** What a send to named users carries besides its recipients: the template, its inputs and the extras. */
+const sendContent = {
   templateId,
   variables: variablesSchema.optional(),
   imageUrl: imageUrl.optional(),
   data: sendData.optional(),
   ...sendExtras,
+};
+
+export const sendBody = z.object({
+  userId: customerUserId,
+  ...sendContent,
 });
 
 export const MAX_BULK_USERS = 500;
@@ -86,11 +91,7 @@ export const sendBulkBody = z
       .max(MAX_BULK_USERS, `recipients must contain at most ${MAX_BULK_USERS} entries`)
       .optional()
       .describe('Personalised bulk, instead of `userIds`: each user with their own variables, merged over the shared `variables`'),
-    templateId,
-    variables: variablesSchema.optional(),
-    imageUrl: imageUrl.optional(),
-    data: sendData.optional(),
-    ...sendExtras,
+    ...sendContent,
   })
   // Checked even when other fields are invalid (`when`), so that a missing userIds is reported beside
   // them as it always was; the body may then be anything, hence the guards.

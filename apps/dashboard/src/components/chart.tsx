@@ -4,16 +4,18 @@ export interface ChartBucket {
   failed: number;
 }
 
+/** Both charts' geometry, in the SVG's own units: its size, and the margins for the labels. */
+const width = 460;
+const height = 170;
+const top = 10;
+const bottom = 24;
+const left = 32;
+
 const SENT = '#4338ca';
 const FAILED = '#f04438';
 
 /** Stacked bars of sent and failed deliveries; the numbers are also in the bars' titles and a hidden table for screen readers. */
 export function BarChart({ title, buckets, labelEvery = 1 }: { title: string; buckets: ChartBucket[]; labelEvery?: number }) {
-  const width = 460;
-  const height = 170;
-  const top = 10;
-  const bottom = 24;
-  const left = 32;
   const max = Math.max(1, ...buckets.map((b) => b.sent + b.failed));
   const scale = (v: number) => (v / max) * (height - top - bottom);
   const slot = (width - left) / buckets.length;
@@ -57,11 +59,6 @@ export interface TrendSeries {
 
 /** Lines over days (one per series), e.g. a template's sends and opens over 30 days; the totals are in the label. */
 export function TrendChart({ title, days, series }: { title: string; days: string[]; series: TrendSeries[] }) {
-  const width = 460;
-  const height = 170;
-  const top = 10;
-  const bottom = 24;
-  const left = 32;
   const max = Math.max(1, ...series.flatMap((s) => s.values));
   const x = (i: number) => left + (days.length > 1 ? (i / (days.length - 1)) * (width - left - 8) : 0);
   const y = (v: number) => height - bottom - (v / max) * (height - top - bottom);

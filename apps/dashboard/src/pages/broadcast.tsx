@@ -7,7 +7,7 @@ import { AudienceCount, CountFigures, draftOf, FilterEditor, readDraft, type Dra
 import { useProjectContext } from '../components/layout';
 import { LocalTimeFields, NOW, timingFields, type Timing } from '../components/local-time-fields';
 import { TemplateSelect, useTemplateChoice, VariableFields } from '../components/template-fields';
-import { Button, Card, EmptyState, ErrorNotice, formatDate, Loading, Notice, PageHeader, SelectField, TextField } from '../components/ui';
+import { Button, Card, EmptyState, ErrorNotice, Form, formatDate, Loading, Notice, PageHeader, SelectField, TextField } from '../components/ui';
 import { DEFAULT_ROLLOUT, formToRollout, MAX_STAGES, MAX_WAIT_SECONDS, rolloutErrors, type RolloutErrors, type RolloutForm } from '../lib/rollout';
 import { useSchemaCheck } from '../lib/schema-form';
 
@@ -93,12 +93,10 @@ export function BroadcastPage() {
         </Card>
       ) : (
         <Card>
-          <form
+          <Form
             className="stack broadcast-form"
-            noValidate
             aria-label="Compose a broadcast"
-            onSubmit={(e) => {
-              e.preventDefault();
+            onSubmit={() => {
               send();
             }}
           >
@@ -209,7 +207,7 @@ export function BroadcastPage() {
                 {broadcast.isPending ? 'Sending…' : 'Send broadcast'}
               </Button>
             </div>
-          </form>
+          </Form>
         </Card>
       )}
     </>

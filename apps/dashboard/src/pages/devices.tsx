@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { z } from 'zod';
 import { useDevices, useUnregisterDevice, type Schemas } from '../api/hooks';
 import { useProjectContext } from '../components/layout';
-import { Button, Card, type Column, ConfirmButton, DataTable, EmptyState, ErrorNotice, formatDate, PageHeader, TextField } from '../components/ui';
+import { Button, Card, type Column, ConfirmButton, DataTable, EmptyState, ErrorNotice, Form, formatDate, PageHeader, TextField } from '../components/ui';
 import { useSchemaForm } from '../lib/schema-form';
 
 /** The path parameter of `GET /push/devices/{userId}`. */
@@ -54,12 +54,10 @@ export function DevicesPage() {
       <PageHeader title="Devices" description="Your backend registers each user's device tokens with an API key. Look up the devices of one of your users by their id." />
       <div className="stack">
         <Card>
-          <form
+          <Form
             className="row"
             style={{ alignItems: 'flex-end' }}
-            noValidate
-            onSubmit={(e) => {
-              e.preventDefault();
+            onSubmit={() => {
               form.submit((query) => setUserId(query.userId));
             }}
           >
@@ -69,7 +67,7 @@ export function DevicesPage() {
             <Button variant="primary" type="submit">
               Look up devices
             </Button>
-          </form>
+          </Form>
         </Card>
         {userId && (
           <Card title={`Devices of ${userId}`} bodyless>

@@ -256,37 +256,23 @@ function RolloutStages({ rollout }: { rollout: unknown }) {
           </Notice>
         )}
         {current !== undefined && stages.length > 0 && <span className="small">Stage {Math.min(current + 1, stages.length)} of {stages.length}</span>}
-        {figures.length > 0 && (
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Figures of each stage</caption>
-              <thead>
-                <tr>
-                  <th>Stage</th>
-                  <th className="num">Devices</th>
-                  <th className="num">Sent</th>
-                  <th className="num">Failed</th>
-                  <th className="num">Invalid tokens</th>
-                </tr>
-              </thead>
-              <tbody>
-                {figures.map((f, i) => (
-                  <tr key={i}>
-                    <td>{num(f.percent) !== undefined ? `${f.percent} %` : `Stage ${i + 1}`}</td>
-                    <td className="num">{num(f.devices) ?? '—'}</td>
-                    <td className="num">{num(f.sent) ?? '—'}</td>
-                    <td className="num">{num(f.failed) ?? '—'}</td>
-                    <td className="num">{num(f.invalidTokens) ?? '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable label="Figures of each stage" columns={STAGE_COLUMNS} rows={figures} rowKey={(_, i) => String(i)} />
       </div>
     </Card>
   );
 }
+
+type StageFigures = Record<string, unknown>;
+
+const stageFigure = (key: string): Column<StageFigures>['cell'] => (f) => num(f[key]) ?? '—';
+
+const STAGE_COLUMNS: Column<StageFigures>[] = [
+  { header: 'Stage', cell: (f, i) => (num(f.percent) !== undefined ? `${f.percent} %` : `Stage ${i + 1}`) },
+  { header: 'Devices', numeric: true, cell: stageFigure('devices') },
+  { header: 'Sent', numeric: true, cell: stageFigure('sent') },
+  { header: 'Failed', numeric: true, cell: stageFigure('failed') },
+  { header: 'Invalid tokens', numeric: true, cell: stageFigure('invalidTokens') },
+];
 
 function Mini({ label, value }: { label: string; value: number }) {
   return (

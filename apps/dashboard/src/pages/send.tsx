@@ -5,7 +5,7 @@ import { useSend, useTemplates } from '../api/hooks';
 import { useProjectContext } from '../components/layout';
 import { LocalTimeFields, NOW, timingFields } from '../components/local-time-fields';
 import { TemplateSelect, useTemplateChoice, VariableFields } from '../components/template-fields';
-import { Button, Card, EmptyState, ErrorNotice, Loading, PageHeader, TextField } from '../components/ui';
+import { Button, Card, EmptyState, ErrorNotice, Form, Loading, PageHeader, TextField } from '../components/ui';
 import { useSchemaCheck } from '../lib/schema-form';
 import { NotificationDetail } from './notifications';
 
@@ -35,11 +35,9 @@ export function SendPage() {
       ) : (
         <div className="stack">
           <Card>
-            <form
+            <Form
               className="stack"
-              noValidate
-              onSubmit={(e) => {
-                e.preventDefault();
+              onSubmit={() => {
                 submit((body) => send.mutate(body));
               }}
             >
@@ -56,7 +54,7 @@ export function SendPage() {
                   {send.isPending ? 'Sending…' : 'Send push'}
                 </Button>
               </div>
-            </form>
+            </Form>
           </Card>
           {send.data && (
             <section aria-label="Sent notification" className="stack-sm">

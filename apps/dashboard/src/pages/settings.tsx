@@ -2,7 +2,7 @@ import { updateSettingsBody } from '@herald/schemas';
 import { useMemo, useState } from 'react';
 import { useSettings, useUpdateSettings, type ProjectSettings } from '../api/hooks';
 import { useProjectContext } from '../components/layout';
-import { Button, Card, ErrorNotice, formatDate, Loading, Notice, PageHeader, SelectField, TextField } from '../components/ui';
+import { Button, Card, ErrorNotice, Form, formatDate, Loading, Notice, PageHeader, SelectField, TextField } from '../components/ui';
 import { useSchemaCheck } from '../lib/schema-form';
 
 /** The zones this browser knows, UTC first; the saved one is kept even if the browser does not know it. */
@@ -44,12 +44,10 @@ function SettingsForm({ saved, isAdmin, update }: { saved: ProjectSettings; isAd
     <div className="stack">
       {!isAdmin && <Notice>Only project admins can change the settings. You can see what they are.</Notice>}
       <Card>
-        <form
+        <Form
           className="stack narrow-form"
-          noValidate
           aria-label="Project settings"
-          onSubmit={(e) => {
-            e.preventDefault();
+          onSubmit={() => {
             update.reset();
             submit((body) => update.mutate(body));
           }}
@@ -108,7 +106,7 @@ function SettingsForm({ saved, isAdmin, update }: { saved: ProjectSettings; isAd
               <span className="small muted">{saved.updatedAt ? `Last saved ${formatDate(saved.updatedAt)}` : 'The defaults apply until you save.'}</span>
             </div>
           )}
-        </form>
+        </Form>
       </Card>
     </div>
   );

@@ -3,7 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { exportTemplates, useCreateTemplate, useDeleteTemplate, useImportTemplates, usePreview, useTemplate, useTemplates, useUpdateTemplate, type Schemas } from '../api/hooks';
 import { useProjectContext } from '../components/layout';
-import { Button, Card, type Column, ConfirmButton, DataTable, EmptyState, ErrorNotice, FileField, formatDate, FormDialog, Loading, Notice, PageHeader, Pagination, TextArea, TextField } from '../components/ui';
+import { Button, Card, type Column, ConfirmButton, DataTable, EmptyState, ErrorNotice, FileField, Form, formatDate, FormDialog, Loading, Notice, PageHeader, Pagination, TextArea, TextField } from '../components/ui';
 import { fileSlug, saveFile } from '../lib/download';
 import { useSchemaCheck } from '../lib/schema-form';
 import { useDebounced } from '../lib/use-debounced';
@@ -187,11 +187,9 @@ export function TemplateEditorPage() {
       />
       <div className="editor">
         <Card title="Content">
-          <form
+          <Form
             className="stack"
-            noValidate
-            onSubmit={(e) => {
-              e.preventDefault();
+            onSubmit={() => {
               submit();
             }}
           >
@@ -216,7 +214,7 @@ export function TemplateEditorPage() {
                 {templateId ? 'Save changes' : 'Create template'}
               </Button>
             </div>
-          </form>
+          </Form>
         </Card>
         <Card title="Preview" description={templateId ? 'Rendered by Herald with the sample values below.' : 'Create the template to preview it.'}>
           <div className="stack">

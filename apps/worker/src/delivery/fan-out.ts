@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import { dueByZone, fanOutPageJobFor, rolloutStageSql } from '@herald/core';
 import { AudienceWindow, audiencePageStatement } from '@herald/db';
 import type { FinalStatus, Finished, NotificationRow } from './repository';
-import { arrayLiteral, finalStatus, inIndexOrder } from './sql';
+import { arrayLiteral, finalStatus, inIndexOrder, inTransaction } from './sql';
 
 /** Why a broadcast ends without a delivery. */
 export const EMPTY_AUDIENCE = 'The audience matches no device';
@@ -139,17 +139,13 @@ export class FanOut {
   /** Plans the next page and queues its job; false once there is nothing more to plan (or the broadcast stopped). */
   private async page(n: NotificationRow, window?: AudienceWindow, queued = new Set<number>()): Promise<boolean> {
     const { pool, pageSize } = this.deps;
-    const client = await pool.connect();
     let planned: { ids: string[]; cursor: string; delayMs: number } | undefined;
     let moments: number[] = [];
     let more = false;
-    try {
-      await client.query('BEGIN');
+    let ended: Finished | undefined;
+    const stillActive = await inTransaction(pool, async (client) => {
       const state = await this.state(n.id, client);
-      if (!active(state)) {
-        await client.query('COMMIT');
-        return false;
-      }
+      if (!active(state)) return false;
       const after = state.cursor ?? undefined;
       const before = window?.before(after);
       const page = await client.query<{ id: string; userId: string; platform: string; timezone: string | null }>(
@@ -197,18 +193,16 @@ export class FanOut {
          RETURNING n."status"::text AS "status"`,
         [n.id, added, cursor, EMPTY_AUDIENCE, timing.defaulted],
       );
-      await client.query('COMMIT');
       const status = rows[0]?.status;
-      if (status && status !== 'processing') this.deps.finished({ notificationId: n.id, projectId: state.projectId, status: status as FinalStatus });
+      if (status && status !== 'processing') ended = { notificationId: n.id, projectId: state.projectId, status: status as FinalStatus };
       if (due.length && cursor) planned = { ids: due.map((r) => r.id), cursor, delayMs };
       if (added) moments = timing.moments.filter((m) => !queued.has(m));
       more = !last;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+      return true;
+    });
+    if (!stillActive) return false;
+    // Told once the page is committed.
+    if (ended) this.deps.finished(ended);
     // A moment's job may exist already (queued by a run taken over): adding it again is a no-op.
     if (moments.length) {
       await this.deps.enqueueHeld(moments.map((dueAt) => ({ notificationId: n.id, dueAt })));

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
-import { runKeyPrefix, runRedis, runRedisServerOf } from '@herald/testing';
+import { runKeyPrefix, runRedis, runRedisServerOf, waitUntil } from '@herald/testing';
 import { SendRateLimiter } from './rate-limiter';
 
 /**
@@ -69,6 +69,6 @@ it('sends the script\'s body once per connection, then only its SHA1', async () 
       .filter((args) => args.some((a) => a.startsWith(`${prefix}:fcm-rate:`)))
       .map((args) => args[0].toLowerCase())
       .filter((command) => command.startsWith('eval'));
-  for (let waited = 0; ours().length < 3 && waited < 2000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+  await waitUntil(() => ours().length >= 3, 2000, () => `three EVAL/EVALSHA of the bucket in MONITOR's output (seen: ${ours().join(', ') || 'none'})`, 20);
   expect(ours()).toEqual(['eval', 'evalsha', 'evalsha']);
 });

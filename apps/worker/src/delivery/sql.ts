@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { sqlState, type DbOptions } from '@herald/db';
 
 /**
@@ -26,6 +26,25 @@ export function arrayLiteral(values: readonly (string | number | null)[]): strin
 
 /** The final status from the counters, once nothing is pending (SQL over the row `n` after `+ sent`). */
 export const finalStatus = (sent: string) => `(CASE WHEN ${sent} = 0 THEN 'failed' WHEN ${sent} >= n."devices" THEN 'completed' ELSE 'partially_failed' END)::"NotificationStatus"`;
+
+/**
+ * Runs `work` in a transaction on a connection of its own: committed when `work` returns, rolled back
+ * (and the error rethrown) when it throws; the connection goes back to the pool either way.
+ */
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
 
 /** A named statement: parsed once per connection, not at every call. */
 export function query<R extends object>(pool: Pool, name: string, text: string, values: unknown[]): Promise<{ rows: R[] }> {
@@ -61,18 +80,9 @@ export async function write<R extends object>(pool: Pool, name: string, text: st
 export const INDEX_ORDER = 'SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off';
 
 /** Runs one statement in a transaction of its own planned with `INDEX_ORDER`. */
-export async function inIndexOrder<R extends object>(pool: Pool, text: string, values: unknown[]): Promise<{ rows: R[] }> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query(`BEGIN; ${INDEX_ORDER}`);
-    const result = await client.query<R>(text, values);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch((rollbackFailed: Error) => (broken = rollbackFailed));
-    throw err;
-  } finally {
-    client.release(broken);
-  }
+export function inIndexOrder<R extends object>(pool: Pool, text: string, values: unknown[]): Promise<{ rows: R[] }> {
+  return inTransaction(pool, async (client) => {
+    await client.query(INDEX_ORDER);
+    return client.query<R>(text, values);
+  });
 }

@@ -2,6 +2,7 @@ import type { Queue } from 'bullmq';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { FINAL_STATUSES_SQL, retentionJob } from '@herald/core';
+import { inTransaction } from '../delivery/sql';
 import { scheduleEvery, unschedule } from './jobs';
 
 /**
@@ -162,10 +163,8 @@ export class Retention {
    * (`herald.audit_retention`, for this transaction only), and each project's anchor moves to the
    * last entry removed, so that verifying the chain starts where it now starts.
    */
-  private async auditEntries(cutoff: Date): Promise<number> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+  private auditEntries(cutoff: Date): Promise<number> {
+    return inTransaction(this.pool, async (client) => {
       await client.query(`SELECT set_config('herald.audit_retention', 'on', true)`);
       const { rowCount } = await client.query({
         name: 'herald_retention_audit_entries',
@@ -182,13 +181,7 @@ export class Retention {
          DELETE FROM "AuditEntry" WHERE "id" IN (SELECT "id" FROM doomed)`,
         values: [cutoff, AUDIT_ENTRIES_PER_STATEMENT],
       });
-      await client.query('COMMIT');
       return rowCount ?? 0;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AUDIT_ACTOR_TYPES, auditLogFilters, auditLogQuery, auditProjectParams, auditTimeRangeCheck } from '@herald/schemas';
+import { paginationQuery } from '../../http/pagination';
 
 export { auditProjectParams as projectParams };
 
@@ -7,7 +8,7 @@ export { auditProjectParams as projectParams };
 export const listQuery = auditLogFilters
   .extend({
     cursor: z.string({ error: 'cursor must be a string' }).regex(/^[1-9]\d{0,17}$/, 'cursor must be the nextCursor of a previous page').optional(),
-    limit: z.coerce.number({ error: 'limit must be an integer' }).int('limit must be an integer').min(1, 'limit must be at least 1').max(100, 'limit must be at most 100').default(50),
+    limit: paginationQuery.limit,
   })
   .refine(...auditTimeRangeCheck);
 

@@ -54,6 +54,16 @@ function stateChange(action: string, summary: string, change: (projectId: string
 }
 
 /** A staged rollout as the notification starts with it: at its first stage, nothing weighed yet. */
+/** How every send is admitted: into the project named in the query, at most once per `Idempotency-Key`, as a 202. */
+const admission = {
+  query: projectQuery,
+  project: { from: 'query', state: true },
+  headers: sendHeaders,
+  // Counted once the caller's access to the project is checked (a stranger uses up nothing).
+  limits: ['project-send'],
+  status: 202,
+} as const;
+
 const rolloutOf = (rollout: RolloutBody | undefined) => (rollout ? { ...rollout, currentStage: 0, stageFigures: [], haltedAt: null, haltReason: null } : undefined);
 
 export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
@@ -71,14 +81,9 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         tags,
         auth: 'keyOrJwt',
         scope: 'send',
-        query: projectQuery,
         body: sendBody,
-        project: { from: 'query', state: true },
-        headers: sendHeaders,
+        ...admission,
         rateLimit: { name: 'send', per: 'credential' },
-        // Counted once the caller's access to the project is checked (a stranger uses up nothing).
-        limits: ['project-send'],
-        status: 202,
         response: acceptedResponse,
       },
       async ({ project, projectState, body, headers, limit }) => {
@@ -95,13 +100,9 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         tags,
         auth: 'keyOrJwt',
         scope: 'send',
-        query: projectQuery,
         body: sendBulkBody,
-        project: { from: 'query', state: true },
-        headers: sendHeaders,
+        ...admission,
         rateLimit: { name: 'send-bulk', per: 'credential' },
-        limits: ['project-send'],
-        status: 202,
         response: acceptedBulkResponse,
       },
       async ({ project, projectState, body, headers, limit }) => {
@@ -119,13 +120,9 @@ export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
         tags,
         auth: 'keyOrJwt',
         scope: 'send',
-        query: projectQuery,
         body: broadcastBody,
-        project: { from: 'query', state: true },
-        headers: sendHeaders,
+        ...admission,
         rateLimit: { name: 'send-bulk', per: 'credential' },
-        limits: ['project-send'],
-        status: 202,
         response: acceptedBroadcastResponse,
       },
       async ({ project, projectState, body, headers, limit }) => {

@@ -1,6 +1,7 @@
 import { useState, type ReactNode } from 'react';
 import { Button } from './button';
 import { Dialog } from './dialog';
+import { Form } from './form';
 import { ErrorNotice } from './notices';
 
 export interface FormDialogProps {
@@ -48,11 +49,9 @@ export function FormDialog({ trigger, triggerVariant = 'primary', triggerSize, t
       </Button>
       <Dialog open={open} onOpenChange={change} title={title} description={description} wide={wide}>
         {done ?? (
-          <form
+          <Form
             className="stack"
-            noValidate
-            onSubmit={(e) => {
-              e.preventDefault();
+            onSubmit={() => {
               onSubmit(close);
             }}
           >
@@ -64,7 +63,7 @@ export function FormDialog({ trigger, triggerVariant = 'primary', triggerSize, t
                 {submitLabel}
               </Button>
             </div>
-          </form>
+          </Form>
         )}
       </Dialog>
     </>

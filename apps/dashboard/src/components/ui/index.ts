@@ -5,6 +5,7 @@ export * from './data-table';
 export * from './dialog';
 export * from './fields';
 export * from './form-dialog';
+export * from './form';
 export * from './format';
 export * from './layout';
 export * from './notices';

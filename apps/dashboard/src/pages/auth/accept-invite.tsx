@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { call, publicApi, session } from '../../api/client';
-import { Button, ErrorNotice, Notice, TextField } from '../../components/ui';
+import { Button, ErrorNotice, Form, Notice, TextField } from '../../components/ui';
 import { useSchemaCheck } from '../../lib/schema-form';
 import { AuthLayout } from './auth-layout';
 
@@ -49,11 +49,9 @@ export function AcceptInvitePage() {
           </label>
         </div>
       </fieldset>
-      <form
+      <Form
         className="stack"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
+        onSubmit={() => {
           if (hasAccount) body.submit(({ token, password }) => accept.mutate({ token, password }));
           else account.submit((names) => body.submit(({ token }) => accept.mutate({ token, ...names })));
         }}
@@ -79,7 +77,7 @@ export function AcceptInvitePage() {
         <Button variant="primary" type="submit" disabled={accept.isPending}>
           {hasAccount ? 'Join the project' : 'Create account and join'}
         </Button>
-      </form>
+      </Form>
     </AuthLayout>
   );
 }

@@ -1,8 +1,9 @@
 import { changePasswordBody } from '@herald/schemas';
 import { useMutation } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 import { api, call } from '../../api/client';
 import { useMe } from '../../api/hooks';
-import { Button, Card, ErrorNotice, Loading, Notice, PageHeader, TextField } from '../../components/ui';
+import { Button, Card, ErrorNotice, Form, Loading, Notice, PageHeader, TextField } from '../../components/ui';
 import { useSchemaForm } from '../../lib/schema-form';
 import { signIn } from './sign-in';
 
@@ -27,29 +28,18 @@ export function AccountPage() {
             <ErrorNotice error={me.error} />
           ) : (
             <dl className="grid-2" style={{ margin: 0 }}>
-              <div>
-                <dt className="stat-label">Name</dt>
-                <dd style={{ margin: 0 }}>
-                  {me.data?.firstName} {me.data?.lastName}
-                </dd>
-              </div>
-              <div>
-                <dt className="stat-label">Email</dt>
-                <dd style={{ margin: 0 }}>{me.data?.email}</dd>
-              </div>
-              <div>
-                <dt className="stat-label">Account role</dt>
-                <dd style={{ margin: 0 }}>{me.data?.role === 'project_admin' ? 'Project admin (may create projects)' : 'Team member'}</dd>
-              </div>
+              <Fact label="Name">
+                {me.data?.firstName} {me.data?.lastName}
+              </Fact>
+              <Fact label="Email">{me.data?.email}</Fact>
+              <Fact label="Account role">{me.data?.role === 'project_admin' ? 'Project admin (may create projects)' : 'Team member'}</Fact>
             </dl>
           )}
         </Card>
         <Card title="Change password" description="Other devices are signed out when the password changes.">
-          <form
+          <Form
             className="stack"
-            noValidate
-            onSubmit={(e) => {
-              e.preventDefault();
+            onSubmit={() => {
               form.submit((body) => change.mutate(body, { onSuccess: () => form.reset() }));
             }}
           >
@@ -62,9 +52,19 @@ export function AccountPage() {
                 Change password
               </Button>
             </div>
-          </form>
+          </Form>
         </Card>
       </div>
     </main>
+  );
+}
+
+/** One line of the profile: a label over its value. */
+function Fact({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div>
+      <dt className="stat-label">{label}</dt>
+      <dd style={{ margin: 0 }}>{children}</dd>
+    </div>
   );
 }

@@ -3,7 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { call, publicApi } from '../../api/client';
-import { Button, ErrorNotice, Notice, TextField } from '../../components/ui';
+import { Button, ErrorNotice, Form, Notice, TextField } from '../../components/ui';
 import { useSchemaForm } from '../../lib/schema-form';
 import { AuthLayout } from './auth-layout';
 
@@ -15,11 +15,9 @@ export function ForgotPasswordPage() {
       {request.isSuccess ? (
         <Notice kind="success">If an account exists for {request.variables.email}, a reset link is on its way. The link is valid for one hour.</Notice>
       ) : (
-        <form
+        <Form
           className="stack"
-          noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
+          onSubmit={() => {
             form.submit((body) => request.mutate(body));
           }}
         >
@@ -28,7 +26,7 @@ export function ForgotPasswordPage() {
           <Button variant="primary" type="submit" disabled={request.isPending}>
             Send reset link
           </Button>
-        </form>
+        </Form>
       )}
     </AuthLayout>
   );
@@ -53,11 +51,9 @@ export function ResetPasswordPage() {
           This page needs the link from your reset e-mail. <Link to="/forgot-password">Ask for a new link</Link>.
         </Notice>
       ) : (
-        <form
+        <Form
           className="stack"
-          noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
+          onSubmit={() => {
             if (!mismatch) form.submit((body) => reset.mutate(body));
           }}
         >
@@ -72,7 +68,7 @@ export function ResetPasswordPage() {
           <Button variant="primary" type="submit" disabled={reset.isPending || mismatch}>
             Set new password
           </Button>
-        </form>
+        </Form>
       )}
     </AuthLayout>
   );

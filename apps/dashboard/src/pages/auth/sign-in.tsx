@@ -2,7 +2,7 @@ import { signinBody, signupBody } from '@herald/schemas';
 import { useMutation } from '@tanstack/react-query';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { call, publicApi, session } from '../../api/client';
-import { Button, ErrorNotice, Notice, TextField } from '../../components/ui';
+import { Button, ErrorNotice, Form, Notice, TextField } from '../../components/ui';
 import { useSchemaForm } from '../../lib/schema-form';
 import { nextPath } from '../../lib/next-path';
 import { AuthLayout } from './auth-layout';
@@ -22,11 +22,9 @@ export function SignInPage() {
     <AuthLayout title="Sign in to Herald" lead="Manage your projects, templates and push providers." foot={<>New to Herald? <Link to={signupLink}>Create an account</Link></>}>
       {params.get('expired') && <Notice kind="warning">Your session has ended. Sign in again to go back to where you were.</Notice>}
       {params.get('reset') && <Notice kind="success">Your password has been changed. Sign in with the new one.</Notice>}
-      <form
+      <Form
         className="stack"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
+        onSubmit={() => {
           form.submit((body) => signin.mutate(body));
         }}
       >
@@ -39,7 +37,7 @@ export function SignInPage() {
         <Link to="/forgot-password" className="small" style={{ textAlign: 'center' }}>
           Forgot your password?
         </Link>
-      </form>
+      </Form>
     </AuthLayout>
   );
 }
@@ -57,11 +55,9 @@ export function SignUpPage() {
   const form = useSchemaForm(signupBody, { firstName: '', lastName: '', email: '', password: '' }, signup.error);
   return (
     <AuthLayout title="Create your account" lead="You will be the owner of the projects you create." foot={<>Already have an account? <Link to="/signin">Sign in</Link></>}>
-      <form
+      <Form
         className="stack"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
+        onSubmit={() => {
           form.submit((body) => signup.mutate(body));
         }}
       >
@@ -75,7 +71,7 @@ export function SignUpPage() {
         <Button variant="primary" type="submit" disabled={signup.isPending}>
           {signup.isPending ? 'Creating your account…' : 'Create account'}
         </Button>
-      </form>
+      </Form>
     </AuthLayout>
   );
 }
