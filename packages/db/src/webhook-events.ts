@@ -73,6 +73,9 @@ export function tokenRemovedEvent(data: DeviceTokenRemovedData): WebhookEventInp
  * queues pending deliveries whose job was lost. Emitting an event with the same `dedupeKey` again is
  * a no-op, so a caller may emit again whenever it is unsure the first call went through.
  */
+/** Where events are written: the client, or a transaction's. */
+type EventStore = Pick<Db, 'webhookEndpoint' | '$queryRaw'>;
+
 export class WebhookEvents {
   constructor(
     private readonly db: Db,
@@ -92,20 +95,22 @@ export class WebhookEvents {
 
   /**
    * Stores the events and their deliveries. `endpointId` sends to that one endpoint of the project
-   * only, whatever it subscribes to (the test event).
+   * only, whatever it subscribes to (the test event). `db` may be a transaction's client: the events
+   * are then written with the change they report (queue them with `dispatch` once it committed; a
+   * dispatch lost on the way is queued by the webhook sweeper).
    */
-  async record(projectId: string, events: WebhookEventInput[], options: { endpointId?: string } = {}): Promise<RecordedEvent[]> {
+  async record(projectId: string, events: WebhookEventInput[], options: { endpointId?: string } = {}, db: EventStore = this.db): Promise<RecordedEvent[]> {
     const out: RecordedEvent[] = [];
     const only = options.endpointId ?? null;
     // One cheap read first: most projects have no endpoint, and most events no subscriber.
-    const endpoints = await this.db.webhookEndpoint.findMany({ where: { projectId, enabled: true, ...(only ? { id: only } : {}) }, select: { events: true } });
+    const endpoints = await db.webhookEndpoint.findMany({ where: { projectId, enabled: true, ...(only ? { id: only } : {}) }, select: { events: true } });
     const wanted = (type: string) => only !== null || endpoints.some((e) => e.events.includes(type));
     for (const event of events) {
       if (!endpoints.length || !wanted(event.type)) continue;
       const id = randomUUID();
       const createdAt = new Date();
       const payload: WebhookPayload = { version: WEBHOOK_PAYLOAD_VERSION, type: event.type, id, createdAt: createdAt.toISOString(), data: event.data };
-      const rows = await this.db.$queryRaw<{ id: string; eventId: string }[]>`
+      const rows = await db.$queryRaw<{ id: string; eventId: string }[]>`
         WITH endpoints AS (
           SELECT e."id" FROM "WebhookEndpoint" e
           WHERE e."projectId" = ${projectId}::uuid AND e."enabled"

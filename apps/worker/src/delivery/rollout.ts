@@ -87,7 +87,7 @@ export class RolloutMonitor {
     const released = await this.releaseCurrentStage(id);
     if (released) return;
     const halted = await this.weigh(id);
-    if (halted) await this.emitHalted(halted.projectId, id);
+    if (halted) await this.dispatchHalted(id, halted.webhookDeliveries);
   }
 
   /**
@@ -121,8 +121,11 @@ export class RolloutMonitor {
     }
   }
 
-  /** Takes an ended stage's figures, then after the wait halts or starts the next stage. The halted notification, if it halted. */
-  private async weigh(id: string): Promise<{ projectId: string } | undefined> {
+  /**
+   * Takes an ended stage's figures, then after the wait halts or starts the next stage. On a halt, the
+   * `notification.halted` event is written in the halt's own transaction: its webhook deliveries.
+   */
+  private async weigh(id: string): Promise<{ webhookDeliveries: string[] } | undefined> {
     return this.deps.db.$transaction(async (tx) => {
       const [n] = await tx.$queryRawUnsafe<{ projectId: string; rollout: RolloutState }[]>(
         `SELECT "projectId", "rollout" FROM "Notification" WHERE "id" = $1::uuid AND "status" = 'processing' AND "fannedOut" AND "rollout" IS NOT NULL FOR NO KEY UPDATE SKIP LOCKED`,
@@ -159,7 +162,9 @@ export class RolloutMonitor {
           target: { type: 'notification', id },
           changes: { status: { before: 'processing', after: 'halted' }, haltReason: { before: null, after: reason } },
         });
-        return { projectId: n.projectId };
+        const halted = await tx.notification.findUniqueOrThrow({ where: { id } });
+        const recorded = await this.deps.events.record(n.projectId, [haltedEvent(halted)], {}, tx);
+        return { webhookDeliveries: recorded.flatMap((r) => r.deliveryIds) };
       }
       await this.save(tx, id, { ...r, currentStage: k + 1, stageEndedAt: null, haltedAt: null, haltReason: null });
       return undefined;
@@ -175,13 +180,12 @@ export class RolloutMonitor {
     );
   }
 
-  /** `notification.halted`: after the halt committed; a failure is logged, never retried by a sweep (the status and audit entry stay). */
-  private async emitHalted(projectId: string, id: string) {
+  /** Queues the first attempt of the halt's webhook deliveries, written with the halt; one lost here is queued by the webhook sweeper. */
+  private async dispatchHalted(id: string, deliveryIds: string[]) {
     try {
-      const n = await this.deps.db.notification.findUnique({ where: { id } });
-      if (n) await this.deps.events.emit(projectId, [haltedEvent(n)]);
+      await this.deps.events.dispatch(deliveryIds);
     } catch (err) {
-      this.deps.logger.warn({ notificationId: id, err: { message: (err as Error).message } }, 'could not emit notification.halted');
+      this.deps.logger.warn({ notificationId: id, err: { message: (err as Error).message } }, 'could not queue notification.halted; the webhook sweeper will');
     }
   }
 }
