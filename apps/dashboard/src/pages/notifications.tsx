@@ -267,8 +267,17 @@ type StageFigures = Record<string, unknown>;
 const stageFigure = (key: string): Column<StageFigures>['cell'] => (f) => num(f[key]) ?? '—';
 
 const STAGE_COLUMNS: Column<StageFigures>[] = [
-  { header: 'Stage', cell: (f, i) => (num(f.percent) !== undefined ? `${f.percent} %` : `Stage ${i + 1}`) },
-  { header: 'Devices', numeric: true, cell: stageFigure('devices') },
+  {
+    header: 'Stage',
+    cell: (f, i) => (
+      <>
+        {num(f.percent) !== undefined ? `${f.percent} %` : `Stage ${i + 1}`}
+        {num(f.devices) !== undefined && <div className="cell-sub show-sm">{num(f.devices)} devices</div>}
+      </>
+    ),
+  },
+  // On a phone the stage's devices stand under its name: the five columns do not fit.
+  { header: 'Devices', numeric: true, hideOnPhone: true, cell: stageFigure('devices') },
   { header: 'Sent', numeric: true, cell: stageFigure('sent') },
   { header: 'Failed', numeric: true, cell: stageFigure('failed') },
   { header: 'Invalid tokens', numeric: true, cell: stageFigure('invalidTokens') },
