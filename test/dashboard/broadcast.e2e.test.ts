@@ -69,6 +69,18 @@ function requests(page: DashboardPage, method: string, pathname: string) {
 
 const auth = () => ({ token: t.owner.accessToken, query: { projectId: t.project.id } });
 
+/** Fills the composer: the first template with its variables, to the devices whose tag `key` is `value`. */
+async function composeToTag(page: DashboardPage, key: string, value: string) {
+  await page.getByLabel('Template', { exact: true }).selectOption({ index: 1 });
+  await page.getByLabel('name', { exact: true }).fill('Ada');
+  await page.getByLabel('count', { exact: true }).fill('3');
+  await page.getByLabel('Devices that match a filter').check();
+  const condition = page.getByRole('group', { name: 'Condition 1' });
+  await condition.getByLabel('Field').selectOption('tag');
+  await condition.getByLabel('Tag key').fill(key);
+  await condition.getByLabel('Value', { exact: true }).fill(value);
+}
+
 describe('broadcasts, local time and settings in a real browser', () => {
   it('composes a broadcast to a saved segment, counts it, and follows it to its end', async () => {
     const segment = await p.h.post(`/projects/${t.project.id}/segments`, { token: t.owner.accessToken, body: { name: 'Pro plan', filter: { field: 'tags.plan', op: 'eq', value: 'pro' } } });
@@ -86,15 +98,8 @@ describe('broadcasts, local time and settings in a real browser', () => {
     expect(await page.getByLabel('Segment', { exact: true }).getAttribute('aria-invalid')).toBe('true');
     expect(broadcasts).toEqual([]);
 
-    await page.getByLabel('Template', { exact: true }).selectOption({ index: 1 });
-    await page.getByLabel('name', { exact: true }).fill('Ada');
-    await page.getByLabel('count', { exact: true }).fill('3');
     // A filter instead: the segments page's form, with its live count.
-    await page.getByLabel('Devices that match a filter').check();
-    const condition = page.getByRole('group', { name: 'Condition 1' });
-    await condition.getByLabel('Field').selectOption('tag');
-    await condition.getByLabel('Tag key').fill('plan');
-    await condition.getByLabel('Value', { exact: true }).fill('free');
+    await composeToTag(page, 'plan', 'free');
     await page.getByTestId('audience-count').filter({ hasText: `${SEEDED - PRO} devices${SEEDED - PRO} usersandroid ${SEEDED - PRO}ios 0web 0` }).waitFor();
     await page.getByLabel('A saved segment').check();
     await page.getByLabel('Segment', { exact: true }).selectOption({ label: 'Pro plan' });
@@ -287,14 +292,7 @@ describe('broadcasts, local time and settings in a real browser', () => {
     await page.goto(`${p.h.url}/p/${t.project.id}`);
     await page.getByRole('link', { name: 'Broadcast', exact: true }).click();
     await page.getByRole('heading', { name: 'Broadcast' }).waitFor();
-    await page.getByLabel('Template', { exact: true }).selectOption({ index: 1 });
-    await page.getByLabel('name', { exact: true }).fill('Ada');
-    await page.getByLabel('count', { exact: true }).fill('3');
-    await page.getByLabel('Devices that match a filter').check();
-    const condition = page.getByRole('group', { name: 'Condition 1' });
-    await condition.getByLabel('Field').selectOption('tag');
-    await condition.getByLabel('Tag key').fill('cohort');
-    await condition.getByLabel('Value', { exact: true }).fill(cohort);
+    await composeToTag(page, 'cohort', cohort);
     await page.getByLabel('Send in stages, and halt when a stage goes wrong').check();
     await page.getByLabel('Stages (% of the audience)').fill('30, 100');
     await page.getByLabel('Wait after each stage (seconds)').fill('0');
