@@ -18,6 +18,12 @@ module.exports = {
   // down at the end took longer than the 500 ms jest waits: "A worker process has failed to exit
   // gracefully". A worker past this after a file is replaced by a fresh one.
   workerIdleMemoryLimit: '512MB',
+  // jest-worker checks that limit after a worker's last file too, when the run may already have told
+  // its workers to end: a worker over it is then replaced by a new one, which must start before it can
+  // end. On two busy cores that start took longer than jest's default wait of 500 ms, and the run
+  // printed "A worker process has failed to exit gracefully" with nothing leaked (reproduced with four
+  // one-line test files, a limit of 1 MB and a busy CPU). A worker that really hangs still gets the warning.
+  workerGracefulExitTimeout: 10_000,
   // Jest 30 "soft"-deletes what a test file left on the global scope and warns when it is read again;
   // Prisma's query compiler (wasm-bindgen glue) keeps such a reference across files, so runs printed a
   // DeprecationWarning now and then. The recycling above already bounds each worker's memory.
