@@ -5,18 +5,22 @@
 // and generated code: what exists twice drifts apart.
 // Imports between workspace packages (`@herald/*`) are not followed here: TypeScript's project
 // references (tsconfig.build.json) already refuse a cycle between packages.
+const { existsSync } = require('node:fs');
 const path = require('node:path');
 const { detectClones } = require('jscpd');
 const madge = require('madge');
 
-const root = path.join(__dirname, '..');
+// The repository, or the tree given as the first argument (test/lint.test.ts lints fixtures).
+const root = process.argv[2] ? path.resolve(process.argv[2]) : path.join(__dirname, '..');
+const tsConfig = path.join(root, 'tsconfig.base.json');
 
 async function main() {
-  const graph = await madge(['apps', 'packages', 'scripts', 'test', 'deploy'], {
+  const dirs = ['apps', 'packages', 'scripts', 'test', 'deploy'].map((dir) => path.join(root, dir)).filter((dir) => existsSync(dir));
+  const graph = await madge(dirs, {
     baseDir: root,
     fileExtensions: ['ts', 'tsx', 'cjs', 'js'],
     excludeRegExp: [/node_modules/, /[\\/]dist[\\/]/, /[\\/]generated[\\/]prisma[\\/]/, /\.d\.ts$/],
-    tsConfig: path.join(root, 'tsconfig.base.json'),
+    ...(existsSync(tsConfig) ? { tsConfig } : {}),
     detectiveOptions: { ts: { skipTypeImports: false }, tsx: { skipTypeImports: false } },
   });
   const problems = [];
@@ -43,7 +47,7 @@ async function main() {
  */
 function copies() {
   return detectClones({
-    path: ['apps', 'packages'].map((dir) => path.join(root, dir)),
+    path: ['apps', 'packages'].map((dir) => path.join(root, dir)).filter((dir) => existsSync(dir)),
     format: ['typescript', 'tsx'],
     minLines: 6,
     minTokens: 35,
