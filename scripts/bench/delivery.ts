@@ -801,7 +801,6 @@ async function postgresActivity<T>(db: Client, databaseUrl: string, work: () => 
   return { value, lines };
 }
 
-
 /**
  * N deliveries of history in the tenant's project: final notifications spread over the last 29 days
  * (inside the default retention), half in bulk sends of 1,000 devices, half in one-user sends, their

@@ -64,6 +64,9 @@ export function tokenRemovedEvent(data: DeviceTokenRemovedData): WebhookEventInp
   return { type: 'device.token_removed', data, dedupeKey: `token_removed:${data.deviceId}` };
 }
 
+/** Where events are written: the client, or a transaction's. */
+type EventStore = Pick<Db, 'webhookEndpoint' | '$queryRaw'>;
+
 /**
  * Emits webhook events: each event is stored with its exact body, with one pending delivery per
  * enabled endpoint of the project that subscribes to its type, and the first attempt of each is
@@ -73,9 +76,6 @@ export function tokenRemovedEvent(data: DeviceTokenRemovedData): WebhookEventInp
  * queues pending deliveries whose job was lost. Emitting an event with the same `dedupeKey` again is
  * a no-op, so a caller may emit again whenever it is unsure the first call went through.
  */
-/** Where events are written: the client, or a transaction's. */
-type EventStore = Pick<Db, 'webhookEndpoint' | '$queryRaw'>;
-
 export class WebhookEvents {
   constructor(
     private readonly db: Db,

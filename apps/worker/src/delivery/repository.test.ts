@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import { sqlPool } from '@herald/db';
+import { plannerSettings, sqlPool } from '@herald/db';
 import { startApi, tenant, type Harness } from '@herald/testing';
 import { RELEASE_DUE_SQL } from './fan-out';
-import { INDEX_ORDER } from './sql';
+import { INDEX_ORDER, WORKER_PLANNER } from './sql';
 import { DeliveryRepository } from './repository';
 
 let h: Harness;
@@ -156,9 +156,8 @@ describe('Delivery rows', () => {
     );
     const connection = await sqlPool(h.db).connect();
     try {
-      // As the worker's pool plans (apps/worker/src/delivery/sql.ts: WORKER_PLANNER), and as releaseDue
-      // runs it (inIndexOrder).
-      await connection.query('SET enable_seqscan = off; SET random_page_cost = 1.1; SET plan_cache_mode = force_custom_plan');
+      // As the worker's pool plans (WORKER_PLANNER), and as releaseDue runs it (inIndexOrder).
+      for (const [name, value] of Object.entries(plannerSettings(WORKER_PLANNER))) await connection.query('SELECT set_config($1, $2, false)', [name, value]);
       const { rows: first } = await connection.query<{ id: string; at: string }>(RELEASE_DUE_SQL, [n.id, null, null, 200]);
       expect(first).toHaveLength(200);
       for (const after of [[null, null], [first[199].at, first[199].id]]) {

@@ -53,7 +53,6 @@ function stateChange(action: string, summary: string, change: (projectId: string
   );
 }
 
-/** A staged rollout as the notification starts with it: at its first stage, nothing weighed yet. */
 /** How every send is admitted: into the project named in the query, at most once per `Idempotency-Key`, as a 202. */
 const admission = {
   query: projectQuery,
@@ -64,6 +63,7 @@ const admission = {
   status: 202,
 } as const;
 
+/** A staged rollout as the notification starts with it: at its first stage, nothing weighed yet. */
 const rolloutOf = (rollout: RolloutBody | undefined) => (rollout ? { ...rollout, currentStage: 0, stageFigures: [], haltedAt: null, haltReason: null } : undefined);
 
 export function notificationRoutes(c: ApiContainer): RouteDefinition[] {
